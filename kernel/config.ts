@@ -1,0 +1,190 @@
+// Operator settings: environment variables, optionally a JSON file named by QUIRE_CONFIG (environment wins).
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { compileSchema, formatAjvErrors } from './schema.js';
+
+const PoolOverride = Type.Object(
+  {
+    maxThreads: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    maxQueue: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    memoryMb: Type.Optional(Type.Integer({ minimum: 32, maximum: 16_384 })),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+  },
+  { additionalProperties: false },
+);
+
+const PluginSettings = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    pool: Type.Optional(PoolOverride),
+    settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    host: Type.Optional(Type.String()),
+    dataDir: Type.Optional(Type.String({ minLength: 1 })),
+    publicUrl: Type.Optional(Type.String({ minLength: 1 })),
+    bootstrapApiKey: Type.Optional(Type.String({ pattern: '^ak_[A-Za-z0-9]{32,}$' })),
+    bootstrapCredits: Type.Optional(Type.Integer({ minimum: 0 })),
+    allowPrivateNetwork: Type.Optional(Type.Boolean()),
+    rateLimitPerMinute: Type.Optional(Type.Integer({ minimum: 0 })),
+    maxUploadBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxJsonBodyBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    fileTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    downloadTokenTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    signingSecret: Type.Optional(Type.String({ minLength: 32 })),
+    sweepIntervalSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    shutdownGraceSeconds: Type.Optional(Type.Number({ minimum: 0 })),
+    jobMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+    webhookTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+    logLevel: Type.Optional(Type.Union([Type.Literal('trace'), Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')])),
+    externalPlugins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    plugins: Type.Optional(Type.Record(Type.String(), PluginSettings)),
+  },
+  { additionalProperties: false },
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type PluginOperatorSettings = Static<typeof PluginSettings>;
+export type PoolOverrideSettings = Static<typeof PoolOverride>;
+
+export interface QuireConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  publicUrl: string;
+  bootstrapApiKey?: string;
+  bootstrapCredits: number;
+  allowPrivateNetwork: boolean;
+  rateLimitPerMinute: number;
+  maxUploadBytes: number;
+  maxJsonBodyBytes: number;
+  fileTtlSeconds: number;
+  downloadTokenTtlSeconds: number;
+  signingSecret?: string;
+  sweepIntervalSeconds: number;
+  shutdownGraceSeconds: number;
+  jobMaxAttempts: number;
+  webhookTimeoutMs: number;
+  logLevel: NonNullable<ConfigFile['logLevel']>;
+  /** Where relative externalPlugins paths are resolved from (the config file's folder, or cwd). */
+  configDir: string;
+  externalPlugins: string[];
+  plugins: Record<string, PluginOperatorSettings>;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Environment variable → config key, with the parser for its text. */
+const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' | 'string']> = [
+  ['PORT', 'port', 'int'],
+  ['HOST', 'host', 'string'],
+  ['QUIRE_DATA_DIR', 'dataDir', 'string'],
+  ['QUIRE_PUBLIC_URL', 'publicUrl', 'string'],
+  ['QUIRE_BOOTSTRAP_API_KEY', 'bootstrapApiKey', 'string'],
+  ['QUIRE_BOOTSTRAP_CREDITS', 'bootstrapCredits', 'int'],
+  ['QUIRE_ALLOW_PRIVATE_NETWORK', 'allowPrivateNetwork', 'bool'],
+  ['QUIRE_RATE_LIMIT_PER_MINUTE', 'rateLimitPerMinute', 'int'],
+  ['QUIRE_MAX_UPLOAD_BYTES', 'maxUploadBytes', 'int'],
+  ['QUIRE_MAX_JSON_BODY_BYTES', 'maxJsonBodyBytes', 'int'],
+  ['QUIRE_FILE_TTL_SECONDS', 'fileTtlSeconds', 'int'],
+  ['QUIRE_DOWNLOAD_TOKEN_TTL_SECONDS', 'downloadTokenTtlSeconds', 'int'],
+  ['QUIRE_SIGNING_SECRET', 'signingSecret', 'string'],
+  ['QUIRE_SWEEP_INTERVAL_SECONDS', 'sweepIntervalSeconds', 'number'],
+  ['QUIRE_SHUTDOWN_GRACE_SECONDS', 'shutdownGraceSeconds', 'number'],
+  ['QUIRE_JOB_MAX_ATTEMPTS', 'jobMaxAttempts', 'int'],
+  ['QUIRE_WEBHOOK_TIMEOUT_MS', 'webhookTimeoutMs', 'int'],
+  ['QUIRE_LOG_LEVEL', 'logLevel', 'string'],
+];
+
+/** The environment variable that sets each config key; used in messages and docs. */
+export const ENV_NAME_OF: Record<string, string> = Object.fromEntries(ENV_SETTINGS.map(([env, key]) => [key, env]));
+
+function parseEnvValue(env: string, text: string, kind: 'int' | 'number' | 'bool' | 'string'): unknown {
+  switch (kind) {
+    case 'string':
+      return text;
+    case 'bool':
+      if (/^(true|1|yes)$/i.test(text)) return true;
+      if (/^(false|0|no)$/i.test(text)) return false;
+      throw new ConfigError(`${env}=${JSON.stringify(text)} is not a boolean; use true or false.`);
+    case 'int':
+    case 'number': {
+      const n = Number(text);
+      if (text.trim() === '' || !Number.isFinite(n) || (kind === 'int' && !Number.isInteger(n))) {
+        throw new ConfigError(`${env}=${JSON.stringify(text)} is not ${kind === 'int' ? 'an integer' : 'a number'}.`);
+      }
+      return n;
+    }
+  }
+}
+
+const validateConfigFile = compileSchema<ConfigFile>(ConfigFileSchema);
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): QuireConfig {
+  let file: ConfigFile = {};
+  let configDir = cwd;
+  const configPath = env.QUIRE_CONFIG;
+  if (configPath) {
+    const absolute = path.resolve(cwd, configPath);
+    configDir = path.dirname(absolute);
+    let text: string;
+    try {
+      text = readFileSync(absolute, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`QUIRE_CONFIG names ${absolute}, which cannot be read: ${(err as Error).message}`);
+    }
+    try {
+      file = JSON.parse(text) as ConfigFile;
+    } catch (err) {
+      throw new ConfigError(`QUIRE_CONFIG file ${absolute} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (!validateConfigFile(file)) {
+      throw new ConfigError(`QUIRE_CONFIG file ${absolute} is invalid: ${formatAjvErrors(validateConfigFile.errors).map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+    }
+  }
+  const merged: ConfigFile = { ...file };
+  for (const [name, key, kind] of ENV_SETTINGS) {
+    const text = env[name];
+    if (text !== undefined && text !== '') (merged as Record<string, unknown>)[key] = parseEnvValue(name, text, kind);
+  }
+  if (!validateConfigFile(merged)) {
+    const problems = formatAjvErrors(validateConfigFile.errors).map((e) => {
+      const key = e.path.split('.')[0] ?? '';
+      return `${ENV_NAME_OF[key] ?? key}: ${e.message}`;
+    });
+    throw new ConfigError(`Invalid settings: ${problems.join('; ')}`);
+  }
+  const port = merged.port ?? 8080;
+  const host = merged.host ?? '0.0.0.0';
+  return {
+    port,
+    host,
+    dataDir: path.resolve(configDir, merged.dataDir ?? './data'),
+    publicUrl: (merged.publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    bootstrapApiKey: merged.bootstrapApiKey,
+    bootstrapCredits: merged.bootstrapCredits ?? 10_000,
+    allowPrivateNetwork: merged.allowPrivateNetwork ?? false,
+    rateLimitPerMinute: merged.rateLimitPerMinute ?? 100,
+    maxUploadBytes: merged.maxUploadBytes ?? 50 * 1024 * 1024,
+    maxJsonBodyBytes: merged.maxJsonBodyBytes ?? 10 * 1024 * 1024,
+    fileTtlSeconds: merged.fileTtlSeconds ?? 24 * 3600,
+    downloadTokenTtlSeconds: merged.downloadTokenTtlSeconds ?? 15 * 60,
+    signingSecret: merged.signingSecret,
+    sweepIntervalSeconds: merged.sweepIntervalSeconds ?? 60,
+    shutdownGraceSeconds: merged.shutdownGraceSeconds ?? 30,
+    jobMaxAttempts: merged.jobMaxAttempts ?? 3,
+    webhookTimeoutMs: merged.webhookTimeoutMs ?? 10_000,
+    logLevel: merged.logLevel ?? 'info',
+    configDir,
+    externalPlugins: merged.externalPlugins ?? [],
+    plugins: merged.plugins ?? {},
+  };
+}

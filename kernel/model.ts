@@ -1,0 +1,87 @@
+// The records Quire keeps: organizations, API keys, files, jobs, ledger entries.
+
+export type Role = 'owner' | 'admin' | 'member';
+export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
+
+export type JobStatus = 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
+
+export interface Organization {
+  id: string;
+  name: string;
+  plan: string;
+  /** Cached sum of the organization's ledger entries, updated in the same write as each entry. */
+  balance: number;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  role: Role;
+  /** SHA-256 of the full key, hex; the key itself is shown once and never stored. */
+  hash: string;
+  /** First characters of the key, to recognise it in listings. */
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface FileRecord {
+  id: string;
+  orgId: string;
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+  kind: 'INPUT' | 'OUTPUT';
+  sourceAction: string | null;
+  /** Pages of a PDF, counted in a worker at upload; null when unknown or not a PDF. */
+  pageCount: number | null;
+  expiresAt: string;
+  createdAt: string;
+}
+
+export interface WebhookConfig {
+  webhookUrl: string;
+  webhookAuth?: {
+    headerName?: string;
+    headerValue?: string;
+    basicAuthUsername?: string;
+    basicAuthPassword?: string;
+  };
+}
+
+export interface JobRecord {
+  id: string;
+  orgId: string;
+  pluginId: string;
+  action: string;
+  status: JobStatus;
+  params: Record<string, unknown>;
+  inputFileIds: string[];
+  outputFileId: string | null;
+  error: string | null;
+  errorCode: string | null;
+  result: Record<string, unknown> | null;
+  webhook: WebhookConfig | null;
+  estimatedCredits: number;
+  chargedCredits: number;
+  attempts: number;
+  progress: number;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+export interface LedgerEntry {
+  id: string;
+  orgId: string;
+  /** Positive for grants, negative for charges. */
+  amount: number;
+  kind: 'grant' | 'charge';
+  jobId: string | null;
+  action: string | null;
+  note: string | null;
+  balanceAfter: number;
+  createdAt: string;
+}

@@ -1,0 +1,122 @@
+// What a plugin declares (manifest + contract) and what its worker receives and returns.
+import type { TSchema } from '@sinclair/typebox';
+
+export const KERNEL_VERSION = '1.0.0';
+
+export type PluginKind = 'render-target' | 'tool' | 'lens' | 'importer';
+export const PLUGIN_KINDS: readonly PluginKind[] = ['render-target', 'tool', 'lens', 'importer'];
+
+export interface ActionContract {
+  /** JSON Schema of the request body (without `webhook`, which the kernel adds to every job route). */
+  input: TSchema;
+  /** JSON Schema of the job `result` the action returns. */
+  result: TSchema;
+}
+
+export type PluginContract = Record<string, ActionContract>;
+
+export interface ActionFiles {
+  /** Body field holding a file id (string) or file ids (string[]). */
+  field: string;
+  /** Accepted MIME types, checked against the upload's detected type (415 otherwise). */
+  accept: string[];
+}
+
+export interface ActionDeclaration {
+  /** Public action name, e.g. `pdf.merge`; also the job's `action`. */
+  name: string;
+  /** Name of the worker module's export that runs the action. */
+  export: string;
+  route: { method: 'POST'; path: string };
+  summary: string;
+  description?: string;
+  /** Input file fields; resolved (404), type-checked (415) and passed to the worker as bytes. */
+  files?: ActionFiles[];
+  /**
+   * Body fields holding page specs (`n`, `a-b`, `a-`) checked at creation against the page count
+   * of the PDF in `file` (a single-file field): malformed or out-of-range specs answer 400.
+   */
+  pageSpecs?: Array<{ field: string; file: string; required: boolean }>;
+  /** Credits charged when the job completes. */
+  credits: { perRequest: number };
+}
+
+export interface SystemComponent {
+  /** Name shown to clients and operators, e.g. `qpdf`, `libreoffice`. */
+  name: string;
+  /** Command run at boot to probe the component; exit code 0 means present. */
+  probe: string[];
+  /** How an operator installs it. */
+  install: string;
+}
+
+export interface PoolLimits {
+  maxThreads: number;
+  /** Tasks waiting for a thread; further jobs stay PENDING, and creation refuses past `maxBacklog`. */
+  maxQueue: number;
+  /** Old-generation heap of each worker thread. */
+  memoryMb: number;
+  /** Deadline of one action; past it the task's thread is killed and the job fails. */
+  timeoutMs: number;
+  /** Unfinished jobs allowed for this plugin before creation answers 503 with Retry-After. */
+  maxBacklog: number;
+}
+
+export interface PluginManifest {
+  id: string;
+  version: string;
+  /** semver range of kernel versions the plugin works with. */
+  kernel: string;
+  kind: PluginKind;
+  description: string;
+  actions: ActionDeclaration[];
+  requires: SystemComponent[];
+  pool: PoolLimits;
+  /** Error codes the worker may fail a job with, and what each means. */
+  errors: Record<string, string>;
+}
+
+/** What a plugin's entry module exports as default. */
+export interface PluginDefinition {
+  manifest: PluginManifest;
+  contract: PluginContract;
+  /** URL of the worker module (`new URL('./worker.js', import.meta.url)`). */
+  worker: URL | string;
+}
+
+export function definePlugin(def: PluginDefinition): PluginDefinition {
+  return def;
+}
+
+/** One input file handed to a worker. */
+export interface WorkerFile {
+  field: string;
+  fileId: string;
+  filename: string;
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
+export interface WorkerInput<P = Record<string, unknown>> {
+  params: P;
+  files: WorkerFile[];
+  /** Operator settings for this plugin from the Quire config (`plugins.<id>.settings`). */
+  settings: Record<string, unknown>;
+}
+
+export interface WorkerOutput {
+  file?: { bytes: Uint8Array; mimeType: string; filename: string };
+  result?: Record<string, unknown>;
+}
+
+/** Throw this from a worker to fail the job with a declared code and a message the client sees. */
+export class PluginError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'PluginError';
+  }
+}

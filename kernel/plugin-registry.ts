@@ -1,0 +1,244 @@
+// Loads built-in and third-party plugins, checks manifest ⇄ contract ⇄ worker exports, and starts their pools.
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { Type } from '@sinclair/typebox';
+import semver from 'semver';
+import { ajv, compileSchema, formatAjvErrors } from './schema.js';
+import { KERNEL_VERSION, PLUGIN_KINDS, type ActionDeclaration, type PluginDefinition, type PoolLimits } from './plugin-api.js';
+import { PluginPool } from './plugin-pool.js';
+import type { QuireConfig } from './config.js';
+import { KERNEL_JOB_ERRORS } from './errors.js';
+
+export type PluginState = 'enabled' | 'disabled' | 'unavailable';
+
+export interface LoadedPlugin {
+  definition: PluginDefinition;
+  source: string;
+  builtin: boolean;
+  state: PluginState;
+  /** Names of missing system components when unavailable. */
+  missing: string[];
+  reason: string | null;
+  pool: PluginPool | null;
+  settings: Record<string, unknown>;
+}
+
+export interface RegisteredAction {
+  plugin: LoadedPlugin;
+  action: ActionDeclaration;
+}
+
+export class PluginLoadError extends Error {
+  override name = 'PluginLoadError';
+}
+
+const ManifestSchema = Type.Object({
+  id: Type.String({ pattern: '^[a-z][a-z0-9-]{1,62}$' }),
+  version: Type.String({ minLength: 5 }),
+  kernel: Type.String({ minLength: 1 }),
+  kind: Type.Union(PLUGIN_KINDS.map((k) => Type.Literal(k))),
+  description: Type.String({ minLength: 1 }),
+  actions: Type.Array(
+    Type.Object({
+      name: Type.String({ pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$' }),
+      export: Type.String({ pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$' }),
+      route: Type.Object({ method: Type.Literal('POST'), path: Type.String({ pattern: '^/[a-z0-9/_-]+$' }) }),
+      summary: Type.String({ minLength: 1 }),
+      description: Type.Optional(Type.String()),
+      files: Type.Optional(Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }) }))),
+      pageSpecs: Type.Optional(Type.Array(Type.Object({ field: Type.String(), file: Type.String(), required: Type.Boolean() }))),
+      credits: Type.Object({ perRequest: Type.Number({ minimum: 0 }) }),
+    }),
+    { minItems: 1 },
+  ),
+  requires: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), probe: Type.Array(Type.String(), { minItems: 1 }), install: Type.String() })),
+  pool: Type.Object({
+    maxThreads: Type.Integer({ minimum: 1 }),
+    maxQueue: Type.Integer({ minimum: 0 }),
+    memoryMb: Type.Integer({ minimum: 32 }),
+    timeoutMs: Type.Integer({ minimum: 100 }),
+    maxBacklog: Type.Integer({ minimum: 1 }),
+  }),
+  errors: Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.String()),
+});
+const validateManifest = compileSchema(ManifestSchema);
+
+export class PluginRegistry {
+  readonly plugins = new Map<string, LoadedPlugin>();
+  readonly #routes = new Map<string, RegisteredAction>();
+  readonly #actions = new Map<string, RegisteredAction>();
+
+  constructor(private readonly config: QuireConfig) {}
+
+  /**
+   * Loads every plugin and refuses (throws PluginLoadError) on any mismatch, so a broken plugin
+   * stops the boot with a message naming it rather than failing requests later.
+   */
+  async load(builtin: string[], builtinBase: URL): Promise<void> {
+    const sources = [
+      ...builtin.map((spec) => ({ url: new URL(spec, builtinBase).href, source: spec, builtin: true })),
+      ...this.config.externalPlugins.map((spec) => ({ url: resolveExternal(spec, this.config.configDir), source: spec, builtin: false })),
+    ];
+    for (const { url, source, builtin: isBuiltin } of sources) {
+      let mod: { default?: PluginDefinition };
+      try {
+        mod = (await import(url)) as { default?: PluginDefinition };
+      } catch (err) {
+        throw new PluginLoadError(`Plugin ${source} cannot be loaded: ${(err as Error).message}. Check the path or module name in externalPlugins.`);
+      }
+      const def = mod.default;
+      if (!def || typeof def !== 'object' || !def.manifest) {
+        throw new PluginLoadError(`Plugin ${source} has no default export with a manifest; export default definePlugin({manifest, contract, worker}).`);
+      }
+      this.#check(def, source);
+      const settings = this.config.plugins[def.manifest.id] ?? {};
+      this.plugins.set(def.manifest.id, {
+        definition: def,
+        source,
+        builtin: isBuiltin,
+        state: settings.enabled === false ? 'disabled' : 'enabled',
+        missing: [],
+        reason: settings.enabled === false ? 'disabled by the operator (plugins.' + def.manifest.id + '.enabled = false)' : null,
+        pool: null,
+        settings: settings.settings ?? {},
+      });
+      for (const action of def.manifest.actions) {
+        const reg = { plugin: this.plugins.get(def.manifest.id)!, action };
+        this.#routes.set(action.route.path, reg);
+        this.#actions.set(action.name, reg);
+      }
+    }
+    for (const id of Object.keys(this.config.plugins)) {
+      if (!this.plugins.has(id)) {
+        throw new PluginLoadError(`The config names plugin ${id} under "plugins", but no such plugin is loaded; known plugins: ${[...this.plugins.keys()].join(', ')}.`);
+      }
+    }
+    await this.#probeComponents();
+    await this.#startPools();
+  }
+
+  #check(def: PluginDefinition, source: string): void {
+    const m = def.manifest;
+    const name = `Plugin ${(m as { id?: string }).id ?? source}`;
+    if (!validateManifest(m)) {
+      const problems = formatAjvErrors(validateManifest.errors, 'manifest').map((e) => `${e.path} ${e.message}`);
+      throw new PluginLoadError(`${name} (${source}) has an invalid manifest: ${problems.join('; ')}.`);
+    }
+    if (this.plugins.has(m.id)) {
+      throw new PluginLoadError(`${name} (${source}) has the same id as ${this.plugins.get(m.id)!.source}; give one of them another id.`);
+    }
+    if (!semver.validRange(m.kernel) || !semver.satisfies(KERNEL_VERSION, m.kernel)) {
+      throw new PluginLoadError(`${name} needs kernel ${m.kernel}, but this is kernel ${KERNEL_VERSION}; install a version of the plugin built for kernel ${KERNEL_VERSION}.`);
+    }
+    const contractActions = Object.keys(def.contract ?? {});
+    const manifestActions = m.actions.map((a) => a.name);
+    const missingInContract = manifestActions.filter((a) => !contractActions.includes(a));
+    const extraInContract = contractActions.filter((a) => !manifestActions.includes(a));
+    if (missingInContract.length || extraInContract.length) {
+      throw new PluginLoadError(
+        `${name}: manifest and contract disagree` +
+          (missingInContract.length ? `; the contract lacks ${missingInContract.join(', ')}` : '') +
+          (extraInContract.length ? `; the contract has ${extraInContract.join(', ')}, which the manifest does not declare` : '') +
+          '. Make contract.ts have exactly one entry per manifest action.',
+      );
+    }
+    for (const action of m.actions) {
+      const c = def.contract[action.name]!;
+      for (const part of ['input', 'result'] as const) {
+        try {
+          ajv.compile(c[part] as object);
+        } catch (err) {
+          throw new PluginLoadError(`${name}: the ${part} schema of ${action.name} does not compile: ${(err as Error).message}.`);
+        }
+      }
+      const props = (c.input as { properties?: Record<string, unknown> }).properties ?? {};
+      if ('webhook' in props) throw new PluginLoadError(`${name}: the input of ${action.name} must not declare "webhook"; the kernel adds it to every job route.`);
+      for (const f of action.files ?? []) {
+        if (!(f.field in props)) throw new PluginLoadError(`${name}: ${action.name} declares file field "${f.field}", which its input schema does not have.`);
+      }
+      const taken = this.#routes.get(action.route.path);
+      if (taken) {
+        throw new PluginLoadError(`${name}: route POST ${action.route.path} is already served by plugin ${taken.plugin.definition.manifest.id}; choose another path.`);
+      }
+      if (this.#actions.has(action.name)) {
+        throw new PluginLoadError(`${name}: action ${action.name} is already provided by plugin ${this.#actions.get(action.name)!.plugin.definition.manifest.id}.`);
+      }
+    }
+    for (const code of Object.keys(m.errors)) {
+      if (code in KERNEL_JOB_ERRORS) throw new PluginLoadError(`${name}: error code ${code} is reserved by the kernel; rename it.`);
+    }
+    if (!def.worker) throw new PluginLoadError(`${name} names no worker module; set worker: new URL('./worker.js', import.meta.url).`);
+  }
+
+  async #probeComponents(): Promise<void> {
+    const cache = new Map<string, Promise<boolean>>();
+    for (const p of this.plugins.values()) {
+      if (p.state === 'disabled') continue;
+      const missing: string[] = [];
+      for (const component of p.definition.manifest.requires) {
+        const key = component.probe.join('\0');
+        if (!cache.has(key)) cache.set(key, probe(component.probe));
+        if (!(await cache.get(key))) missing.push(component.name);
+      }
+      if (missing.length) {
+        p.state = 'unavailable';
+        p.missing = missing;
+        const how = p.definition.manifest.requires.filter((c) => missing.includes(c.name)).map((c) => `${c.name} (${c.install})`);
+        p.reason = `missing system component${missing.length > 1 ? 's' : ''}: ${how.join(', ')}`;
+      }
+    }
+  }
+
+  async #startPools(): Promise<void> {
+    for (const p of this.plugins.values()) {
+      if (p.state !== 'enabled') continue;
+      const m = p.definition.manifest;
+      const limits: PoolLimits = { ...m.pool, ...(this.config.plugins[m.id]?.pool ?? {}) };
+      const workerUrl = typeof p.definition.worker === 'string' ? p.definition.worker : p.definition.worker.href;
+      const pool = new PluginPool(m.id, workerUrl, limits);
+      let exports: string[];
+      try {
+        exports = await pool.describe();
+      } catch (err) {
+        await pool.close();
+        throw new PluginLoadError(`Plugin ${m.id}: its worker module ${workerUrl} fails to load: ${(err as Error).message}.`);
+      }
+      const absent = m.actions.filter((a) => !exports.includes(a.export));
+      if (absent.length) {
+        await pool.close();
+        throw new PluginLoadError(
+          `Plugin ${m.id}: the worker does not export ${absent.map((a) => `${a.export} (for ${a.name})`).join(', ')}; it exports ${exports.join(', ') || 'nothing'}. Export one function per manifest action.`,
+        );
+      }
+      p.pool = pool;
+    }
+  }
+
+  byRoute(routePath: string): RegisteredAction | undefined {
+    return this.#routes.get(routePath);
+  }
+
+  byAction(name: string): RegisteredAction | undefined {
+    return this.#actions.get(name);
+  }
+
+  actions(): RegisteredAction[] {
+    return [...this.#actions.values()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.plugins.values()].map((p) => p.pool?.close()));
+  }
+}
+
+function resolveExternal(spec: string, configDir: string): string {
+  if (spec.startsWith('.') || path.isAbsolute(spec)) return pathToFileURL(path.resolve(configDir, spec)).href;
+  return spec;
+}
+
+function probe(command: string[]): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile(command[0]!, command.slice(1), { timeout: 10_000 }, (err) => resolve(!err));
+  });
+}

@@ -1,0 +1,39 @@
+// The metadata store interface: the embedded lowdb store implements it today, PostgreSQL can later.
+import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
+
+export interface Store {
+  init(): Promise<void>;
+  close(): Promise<void>;
+
+  createOrganization(org: Organization): Promise<void>;
+  getOrganization(id: string): Promise<Organization | undefined>;
+  listOrganizations(): Promise<Organization[]>;
+
+  createApiKey(key: ApiKeyRecord): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
+  revokeApiKey(orgId: string, id: string, at: string): Promise<boolean>;
+
+  createFile(file: FileRecord): Promise<void>;
+  /** Scoped to the organization: another organization's file is undefined. */
+  getFile(orgId: string, id: string): Promise<FileRecord | undefined>;
+  deleteFile(id: string): Promise<void>;
+  listFilesExpiredBy(instant: string): Promise<FileRecord[]>;
+
+  createJob(job: JobRecord): Promise<void>;
+  getJob(orgId: string, id: string): Promise<JobRecord | undefined>;
+  getJobById(id: string): Promise<JobRecord | undefined>;
+  updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord>;
+  /**
+   * Moves a job to a final state; when `charge` is given, the ledger entry and the balance change
+   * are written in the same write as the state change, so a job is never charged twice.
+   */
+  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null): Promise<JobRecord>;
+  listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]>;
+  /** Sum of the estimates of the organization's unfinished jobs (credits already promised). */
+  outstandingEstimate(orgId: string): Promise<number>;
+  deleteJobsFinishedBefore(instant: string): Promise<number>;
+
+  addLedgerEntry(entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry>;
+  listLedger(orgId: string, limit: number): Promise<LedgerEntry[]>;
+}

@@ -1,0 +1,56 @@
+// Runs inside every plugin worker thread: loads the plugin's worker module and calls one export per task.
+import { workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import type { SerializedError } from './errors.js';
+import type { WorkerInput, WorkerOutput } from './plugin-api.js';
+
+export type HostTask = { kind: 'describe' } | { kind: 'run'; exportName: string; input: WorkerInput };
+
+export type HostReply =
+  | { ok: true; exports?: string[]; output?: WorkerOutput }
+  | { ok: false; error: SerializedError };
+
+const { workerUrl } = workerData as { workerUrl: string };
+let loaded: Promise<Record<string, unknown>> | undefined;
+
+function load(): Promise<Record<string, unknown>> {
+  loaded ??= import(workerUrl) as Promise<Record<string, unknown>>;
+  return loaded;
+}
+
+function serialize(err: unknown): SerializedError {
+  if (err && typeof err === 'object') {
+    const e = err as { code?: unknown; message?: unknown; details?: unknown; name?: unknown };
+    const isPluginError = e.name === 'PluginError' && typeof e.code === 'string';
+    return {
+      code: isPluginError ? (e.code as string) : 'UNEXPECTED',
+      message: typeof e.message === 'string' && e.message ? e.message : String(err),
+      details: isPluginError ? e.details : { name: typeof e.name === 'string' ? e.name : undefined, code: typeof e.code === 'string' ? e.code : undefined },
+    };
+  }
+  return { code: 'UNEXPECTED', message: String(err) };
+}
+
+export default async function host(task: HostTask): Promise<HostReply> {
+  try {
+    const mod = await load();
+    if (task.kind === 'describe') {
+      return { ok: true, exports: Object.keys(mod).filter((k) => typeof mod[k] === 'function') };
+    }
+    const fn = mod[task.exportName];
+    if (typeof fn !== 'function') {
+      return { ok: false, error: { code: 'UNEXPECTED', message: `The worker has no export ${task.exportName}.` } };
+    }
+    const output = (await (fn as (input: WorkerInput) => Promise<WorkerOutput>)(task.input)) ?? {};
+    const reply: HostReply = { ok: true, output };
+    // Move the output bytes to the main thread instead of copying them.
+    const bytes = output.file?.bytes;
+    if (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) {
+      const movable = { [transferableSymbol]: [bytes.buffer], [valueSymbol]: reply };
+      return move(movable as never) as unknown as HostReply;
+    }
+    return reply;
+  } catch (err) {
+    return { ok: false, error: serialize(err) };
+  }
+}
