@@ -1,12 +1,11 @@
 // One ajv instance for every contract: compiled once, errors turned into {path, message, code}.
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import type { FieldError } from './errors.js';
 
-// ajv and ajv-formats are CommonJS; under NodeNext their default export sits one level down.
-const Ajv = (AjvModule as unknown as { default: typeof AjvModule }).default ?? AjvModule;
-const addFormats = (addFormatsModule as unknown as { default: typeof addFormatsModule }).default ?? addFormatsModule;
+// ajv-formats is CommonJS; under NodeNext its default export sits one level down.
+const addFormats = (addFormatsModule as unknown as { default: (a: Ajv) => Ajv }).default;
 
 export const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
 addFormats(ajv);

@@ -46,6 +46,11 @@ export class BlobStore {
     await rename(tmp, this.#path(id));
   }
 
+  async readTemp(tempFile: string): Promise<Buffer> {
+    if (path.dirname(tempFile) !== this.tmpDir) throw new Error('Not a temp file of this store.');
+    return readFile(tempFile);
+  }
+
   async get(id: string): Promise<Buffer> {
     return readFile(this.#path(id));
   }

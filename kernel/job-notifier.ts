@@ -1,0 +1,44 @@
+// Turns finished jobs into per-request webhook calls (spec "Events"); delivery never touches the job.
+import type { JobRecord } from './model.js';
+import type { WebhookDelivery } from './webhook-delivery.js';
+import type { Logger } from './logger.js';
+
+export function toolsJobEvent(job: JobRecord, downloadUrl: string | null): Record<string, unknown> {
+  if (job.status === 'COMPLETED') {
+    return {
+      event: 'job.completed',
+      jobType: 'tools',
+      jobId: job.id,
+      action: job.action,
+      status: job.status,
+      ...(downloadUrl ? { downloadUrl } : {}),
+      completedAt: job.completedAt,
+    };
+  }
+  return { event: 'job.failed', jobType: 'tools', jobId: job.id, action: job.action, status: job.status, error: job.error, completedAt: job.completedAt };
+}
+
+export class JobNotifier {
+  readonly #inflight = new Set<Promise<unknown>>();
+
+  constructor(
+    private readonly delivery: WebhookDelivery,
+    private readonly downloadUrlOf: (job: JobRecord) => string | null,
+    private readonly log: Logger,
+  ) {}
+
+  notify(job: JobRecord): void {
+    if (!job.webhook) return;
+    const payload = toolsJobEvent(job, this.downloadUrlOf(job));
+    const p = this.delivery.deliver(job.webhook, payload).then((outcome) => {
+      this.log.info({ jobId: job.id, event: payload.event, delivered: outcome.delivered, status: outcome.status, error: outcome.error }, 'webhook delivery');
+    });
+    this.#inflight.add(p);
+    void p.finally(() => this.#inflight.delete(p));
+  }
+
+  /** Lets deliveries already started finish during shutdown (each is bounded by its own timeout). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#inflight]);
+  }
+}

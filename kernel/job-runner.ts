@@ -1,0 +1,228 @@
+// Runs persisted jobs on their plugin's pool: PENDING → PROCESSING → COMPLETED | FAILED, charging once.
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from './tokens.js';
+import { JobError, KERNEL_JOB_ERRORS } from './errors.js';
+import { compileSchema, formatAjvErrors } from './schema.js';
+import type { QuireConfig } from './config.js';
+import type { Clock } from './clock.js';
+import type { Store } from './store/store.js';
+import type { BlobStore } from './store/blob-store.js';
+import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
+import type { EventBus } from './events.js';
+import type { Logger } from './logger.js';
+import type { FileRecord, JobRecord } from './model.js';
+import type { WorkerFile } from './plugin-api.js';
+import type { FileInspector } from './file-inspector.js';
+import type { ValidateFunction } from 'ajv';
+
+/** The (field, file id) pairs of a job's input files, in the order the worker receives them. */
+export function inputFileRefs(action: RegisteredAction['action'], params: Record<string, unknown>): Array<{ field: string; fileId: string }> {
+  const refs: Array<{ field: string; fileId: string }> = [];
+  for (const f of action.files ?? []) {
+    const value = params[f.field];
+    const ids = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    for (const id of ids) refs.push({ field: f.field, fileId: String(id) });
+  }
+  return refs;
+}
+
+@injectable()
+export class JobRunner {
+  readonly #queues = new Map<string, string[]>();
+  readonly #inflight = new Map<string, number>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #resultValidators = new Map<string, ValidateFunction>();
+  #accepting = true;
+  /** Set when shutdown gave up waiting: jobs still running stay PROCESSING and are recovered on the next start. */
+  #abandoned = false;
+
+  constructor(
+    @inject(TOKENS.Config) private readonly config: QuireConfig,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.Blobs) private readonly blobs: BlobStore,
+    @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
+    @inject(TOKENS.Events) private readonly events: EventBus,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.FileInspector) private readonly inspector: FileInspector,
+  ) {}
+
+  /**
+   * After a restart: PENDING jobs are queued again; PROCESSING ones were interrupted and are retried
+   * while attempts remain, otherwise failed. Charges happen only on completion, so none is doubled.
+   */
+  async recover(): Promise<{ requeued: number; failed: number }> {
+    let requeued = 0;
+    let failed = 0;
+    for (const job of await this.store.listJobsByStatus(['PROCESSING'])) {
+      if (job.attempts >= this.config.jobMaxAttempts) {
+        await this.#fail(job, new JobError('INTERRUPTED', `The server stopped while this job was running ${job.attempts} times; it was not retried again. Send the request again, with a smaller input if it is large.`));
+        failed++;
+      } else {
+        await this.store.updateJob(job.id, { status: 'PENDING', progress: 0 });
+        this.log.warn({ jobId: job.id, attempts: job.attempts }, 'job was interrupted by a restart; retrying');
+      }
+    }
+    for (const job of await this.store.listJobsByStatus(['PENDING'])) {
+      this.enqueue(job);
+      requeued++;
+    }
+    return { requeued, failed };
+  }
+
+  enqueue(job: JobRecord): void {
+    const queue = this.#queues.get(job.pluginId) ?? [];
+    queue.push(job.id);
+    this.#queues.set(job.pluginId, queue);
+    this.#pump(job.pluginId);
+  }
+
+  /** Unfinished jobs of a plugin held by this process (waiting plus running). */
+  backlog(pluginId: string): number {
+    return (this.#queues.get(pluginId)?.length ?? 0) + (this.#inflight.get(pluginId) ?? 0);
+  }
+
+  get runningCount(): number {
+    return this.#running.size;
+  }
+
+  #pump(pluginId: string): void {
+    if (!this.#accepting) return;
+    const queue = this.#queues.get(pluginId);
+    // A plugin without a pool (disabled or unavailable) still drains its queue: each job fails with why.
+    const capacity = this.registry.plugins.get(pluginId)?.pool?.capacity ?? 1;
+    while (queue?.length && (this.#inflight.get(pluginId) ?? 0) < capacity) {
+      const id = queue.shift()!;
+      this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 0) + 1);
+      const run = this.#execute(id).catch((err) => this.log.error({ jobId: id, err }, 'job runner failure'));
+      this.#running.add(run);
+      void run.finally(() => {
+        this.#running.delete(run);
+        this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 1) - 1);
+        this.#pump(pluginId);
+      });
+    }
+  }
+
+  async #execute(id: string): Promise<void> {
+    const queued = await this.store.getJobById(id);
+    if (!queued || queued.status !== 'PENDING') return;
+    const reg = this.registry.byAction(queued.action);
+    if (!reg || reg.plugin.state !== 'enabled' || !reg.plugin.pool) {
+      const why = !reg ? 'is no longer installed' : reg.plugin.state === 'disabled' ? 'was disabled by the operator' : `is unavailable (${reg.plugin.reason})`;
+      await this.#fail(queued, new JobError('UNEXPECTED', `The plugin for ${queued.action} ${why}; the job could not run.`));
+      return;
+    }
+    const job = await this.store.updateJob(id, {
+      status: 'PROCESSING',
+      startedAt: this.clock.now().toISOString(),
+      attempts: queued.attempts + 1,
+      progress: 10,
+    });
+    this.events.emit('job.started', job);
+    const log = this.log.child({ jobId: id, action: job.action });
+    try {
+      const files = await this.#loadInputs(job, reg);
+      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings });
+      const result = output.result ?? {};
+      this.#checkResult(reg, result);
+      let outputFileId: string | null = null;
+      if (output.file) outputFileId = await this.#storeOutput(job, output.file);
+      const now = this.clock.now().toISOString();
+      const cost = job.estimatedCredits;
+      const done = await this.store.finishJob(
+        id,
+        { status: 'COMPLETED', completedAt: now, outputFileId, result, progress: 100, chargedCredits: cost, error: null, errorCode: null },
+        cost > 0 ? { id: randomUUID(), orgId: job.orgId, amount: -cost, kind: 'charge', jobId: id, action: job.action, note: null, createdAt: now } : null,
+      );
+      log.info({ outputFileId, credits: cost }, 'job completed');
+      this.events.emit('job.finished', done);
+    } catch (err) {
+      if (this.#abandoned) return;
+      const jobError = err instanceof JobError ? err : new JobError('UNEXPECTED', (err as Error).message);
+      if (!(err instanceof JobError)) log.error({ err }, 'unexpected job failure');
+      await this.#fail(job, jobError, reg);
+    }
+  }
+
+  async #loadInputs(job: JobRecord, reg: RegisteredAction): Promise<WorkerFile[]> {
+    const files: WorkerFile[] = [];
+    for (const ref of inputFileRefs(reg.action, job.params)) {
+      const rec = await this.store.getFile(job.orgId, ref.fileId);
+      if (!rec || rec.expiresAt <= this.clock.now().toISOString()) {
+        throw new JobError('INPUT_MISSING', `Input file ${ref.fileId} (${ref.field}) expired or was deleted before the job ran; upload it again.`);
+      }
+      let bytes: Buffer;
+      try {
+        bytes = await this.blobs.get(rec.id);
+      } catch {
+        throw new JobError('INPUT_MISSING', `Input file ${ref.fileId} (${ref.field}) is no longer stored; upload it again.`);
+      }
+      files.push({ field: ref.field, fileId: rec.id, filename: rec.filename, mimeType: rec.mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+    }
+    return files;
+  }
+
+  #checkResult(reg: RegisteredAction, result: Record<string, unknown>): void {
+    let validate = this.#resultValidators.get(reg.action.name);
+    if (!validate) {
+      validate = compileSchema(reg.plugin.definition.contract[reg.action.name]!.result);
+      this.#resultValidators.set(reg.action.name, validate);
+    }
+    if (!validate(result)) {
+      const problems = formatAjvErrors(validate.errors, 'result').map((e) => `${e.path} ${e.message}`);
+      throw new JobError('INVALID_RESULT', `Plugin ${reg.plugin.definition.manifest.id} returned a result that breaks its contract (${problems.join('; ')}); this is a bug in the plugin.`);
+    }
+  }
+
+  async #storeOutput(job: JobRecord, file: { bytes: Uint8Array; mimeType: string; filename: string }): Promise<string> {
+    const id = randomUUID();
+    const now = this.clock.now();
+    await this.blobs.put(id, file.bytes);
+    const { pageCount } = file.mimeType === 'application/pdf' ? await this.inspector.inspect(file.bytes, file.mimeType) : { pageCount: null };
+    const rec: FileRecord = {
+      id,
+      orgId: job.orgId,
+      filename: file.filename,
+      mimeType: file.mimeType,
+      sizeBytes: file.bytes.byteLength,
+      kind: 'OUTPUT',
+      sourceAction: job.action,
+      pageCount,
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + this.config.fileTtlSeconds * 1000).toISOString(),
+    };
+    await this.store.createFile(rec);
+    return id;
+  }
+
+  async #fail(job: JobRecord, err: JobError, reg?: RegisteredAction): Promise<void> {
+    let code = err.code;
+    if (reg && !(code in KERNEL_JOB_ERRORS) && !(code in reg.plugin.definition.manifest.errors)) {
+      this.log.warn({ jobId: job.id, code }, `plugin ${reg.plugin.definition.manifest.id} failed with an undeclared error code`);
+      code = 'UNEXPECTED';
+    }
+    const done = await this.store.finishJob(job.id, {
+      status: 'FAILED',
+      completedAt: this.clock.now().toISOString(),
+      error: err.message,
+      errorCode: code,
+      progress: 100,
+      chargedCredits: 0,
+    }, null);
+    this.log.info({ jobId: job.id, action: job.action, code }, 'job failed');
+    this.events.emit('job.finished', done);
+  }
+
+  /** Stops starting jobs and waits (bounded) for the running ones; what is left is recovered on the next start. */
+  async drain(graceMs: number): Promise<boolean> {
+    this.#accepting = false;
+    const all = Promise.all([...this.#running]).then(() => true);
+    const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref());
+    const drained = await Promise.race([all, timeout]);
+    if (!drained) this.#abandoned = true;
+    return drained;
+  }
+}

@@ -1,0 +1,143 @@
+// Creating tools jobs: contract validation, input files, page specs, credits and backpressure, then persist and queue.
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import { Type } from '@sinclair/typebox';
+import type { ValidateFunction } from 'ajv';
+import { TOKENS } from './tokens.js';
+import { HttpError, type FieldError } from './errors.js';
+import { compileSchema, formatAjvErrors } from './schema.js';
+import { checkPageSpecs } from './page-spec.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { JobRunner, inputFileRefs } from './job-runner.js';
+import { WebhookSchema } from '../contracts/common.js';
+import { FORBIDDEN_WEBHOOK_HEADERS } from './webhook-delivery.js';
+import type { UrlPolicy } from './url-policy.js';
+import type { Clock } from './clock.js';
+import type { Store } from './store/store.js';
+import type { RegisteredAction } from './plugin-registry.js';
+import type { FileRecord, JobRecord, WebhookConfig } from './model.js';
+import type { TObject, TSchema } from '@sinclair/typebox';
+
+/** The request body schema of a job route: the plugin's input plus the kernel's `webhook`. */
+export function jobRequestSchema(inputSchema: TSchema): TSchema {
+  const input = inputSchema as TObject;
+  return Type.Object({ ...input.properties, webhook: Type.Optional(WebhookSchema) }, { additionalProperties: false, description: input.description });
+}
+
+@injectable()
+export class JobService {
+  readonly #validators = new Map<string, ValidateFunction>();
+  readonly #orgLocks = new KeyedMutex();
+
+  constructor(
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
+    @inject(JobRunner) private readonly runner: JobRunner,
+  ) {}
+
+  async create(orgId: string, reg: RegisteredAction, body: unknown): Promise<JobRecord> {
+    const { action, plugin } = reg;
+    const validate = this.#validator(reg);
+    if (!validate(body)) throw new HttpError('VALIDATION_FAILED', `The request body does not match the ${action.name} contract.`, formatAjvErrors(validate.errors));
+    const { webhook, ...params } = body as Record<string, unknown> & { webhook?: WebhookConfig };
+    if (webhook) this.#checkWebhook(webhook);
+
+    const now = this.clock.now().toISOString();
+    const files = new Map<string, FileRecord>();
+    for (const ref of inputFileRefs(action, params)) {
+      const path = fieldPath(action, params, ref);
+      const rec = await this.store.getFile(orgId, ref.fileId);
+      if (!rec || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
+      const accept = action.files!.find((f) => f.field === ref.field)!.accept;
+      if (!accept.includes(rec.mimeType)) {
+        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route.path} accepts ${accept.join(', ')}.`);
+      }
+      files.set(ref.fileId, rec);
+    }
+    const specErrors: FieldError[] = [];
+    for (const decl of action.pageSpecs ?? []) {
+      const specs = params[decl.field] as string[] | undefined;
+      if (!specs) continue;
+      const file = files.get(String(params[decl.file]));
+      for (const p of checkPageSpecs(specs, file?.pageCount ?? null)) {
+        specErrors.push({ path: `${decl.field}[${p.index}]`, message: p.message, code: 'INVALID_PAGE_SPEC' });
+      }
+    }
+    if (specErrors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${specErrors.map((e) => e.message).join('; ')}.`, specErrors);
+
+    const pool = plugin.pool!;
+    if (this.runner.backlog(plugin.definition.manifest.id) >= pool.limits.maxBacklog) {
+      const retryAfter = Math.max(1, Math.ceil(pool.limits.timeoutMs / 1000 / 4));
+      throw new HttpError('SERVICE_BUSY', `${action.route.path} has ${pool.limits.maxBacklog} unfinished jobs, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
+    }
+
+    const cost = action.credits.perRequest;
+    return this.#orgLocks.run(orgId, async () => {
+      const org = await this.store.getOrganization(orgId);
+      if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
+      const available = org.balance - (await this.store.outstandingEstimate(orgId));
+      if (available < cost) {
+        throw new HttpError('INSUFFICIENT_CREDITS', `${action.name} costs ${cost} credit${cost === 1 ? '' : 's'}; the organization has ${Math.max(0, available)} available (balance ${org.balance}, the rest reserved by unfinished jobs).`);
+      }
+      const job: JobRecord = {
+        id: randomUUID(),
+        orgId,
+        pluginId: plugin.definition.manifest.id,
+        action: action.name,
+        status: 'PENDING',
+        params,
+        inputFileIds: [...new Set(inputFileRefs(action, params).map((r) => r.fileId))],
+        outputFileId: null,
+        error: null,
+        errorCode: null,
+        result: null,
+        webhook: webhook ?? null,
+        estimatedCredits: cost,
+        chargedCredits: 0,
+        attempts: 0,
+        progress: 0,
+        createdAt: this.clock.now().toISOString(),
+        startedAt: null,
+        completedAt: null,
+      };
+      await this.store.createJob(job);
+      this.runner.enqueue(job);
+      return job;
+    });
+  }
+
+  #validator(reg: RegisteredAction): ValidateFunction {
+    let v = this.#validators.get(reg.action.name);
+    if (!v) {
+      v = compileSchema(jobRequestSchema(reg.plugin.definition.contract[reg.action.name]!.input));
+      this.#validators.set(reg.action.name, v);
+    }
+    return v;
+  }
+
+  #checkWebhook(webhook: WebhookConfig): void {
+    const errors: FieldError[] = [];
+    const decision = this.urlPolicy.checkSyntax(webhook.webhookUrl);
+    if (!decision.allowed) errors.push({ path: 'webhook.webhookUrl', message: decision.reason, code: 'URL_REFUSED' });
+    const auth = webhook.webhookAuth;
+    if (auth) {
+      if ((auth.headerName === undefined) !== (auth.headerValue === undefined)) {
+        errors.push({ path: 'webhook.webhookAuth', message: 'headerName and headerValue go together; give both or neither', code: 'INVALID_FIELD' });
+      }
+      if (auth.headerName && FORBIDDEN_WEBHOOK_HEADERS.includes(auth.headerName.toLowerCase())) {
+        errors.push({ path: 'webhook.webhookAuth.headerName', message: `${auth.headerName} is set by Quire and cannot be overridden; forbidden names: ${FORBIDDEN_WEBHOOK_HEADERS.join(', ')}`, code: 'INVALID_FIELD' });
+      }
+      if (auth.basicAuthPassword !== undefined && auth.basicAuthUsername === undefined) {
+        errors.push({ path: 'webhook.webhookAuth.basicAuthUsername', message: 'is required when basicAuthPassword is given', code: 'INVALID_FIELD' });
+      }
+    }
+    if (errors.length) throw new HttpError('VALIDATION_FAILED', `The webhook cannot be used: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+  }
+}
+
+function fieldPath(action: RegisteredAction['action'], params: Record<string, unknown>, ref: { field: string; fileId: string }): string {
+  const value = params[ref.field];
+  return Array.isArray(value) ? `${ref.field}[${value.indexOf(ref.fileId)}]` : ref.field;
+}

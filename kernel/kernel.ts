@@ -1,0 +1,137 @@
+// Wires the kernel together with tsyringe: config, clock, stores, registry, pools, runner, events.
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { TOKENS } from './tokens.js';
+import { systemClock, type Clock } from './clock.js';
+import type { QuireConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { LowdbStore } from './store/lowdb-store.js';
+import { BlobStore } from './store/blob-store.js';
+import type { Store } from './store/store.js';
+import { PluginRegistry } from './plugin-registry.js';
+import { EventBus } from './events.js';
+import { JobRunner } from './job-runner.js';
+import { JobService } from './job-service.js';
+import { UrlPolicy } from './url-policy.js';
+import { WebhookDelivery } from './webhook-delivery.js';
+import { JobNotifier } from './job-notifier.js';
+import { FileInspector } from './file-inspector.js';
+import { Sweeper } from './sweeper.js';
+import { bootstrap } from './bootstrap.js';
+import { acquireDataDirLock } from './store/data-dir-lock.js';
+import { loadSigningSecret } from './signing-secret.js';
+import { signDownloadToken } from './signed-download-token.js';
+import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
+import type { JobRecord } from './model.js';
+
+export interface KernelOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Replaces the metadata store (e.g. PostgreSQL later); default is the embedded lowdb store. */
+  store?: Store;
+}
+
+export class Kernel {
+  private constructor(
+    readonly container: DependencyContainer,
+    readonly config: QuireConfig,
+    readonly clock: Clock,
+    readonly log: Logger,
+    readonly store: Store,
+    readonly blobs: BlobStore,
+    readonly registry: PluginRegistry,
+    readonly runner: JobRunner,
+    readonly jobs: JobService,
+    readonly inspector: FileInspector,
+    readonly policy: UrlPolicy,
+    readonly secret: Buffer,
+    private readonly sweeper: Sweeper,
+    private readonly notifier: JobNotifier,
+    private readonly releaseLock: () => Promise<void>,
+  ) {}
+
+  static async start(config: QuireConfig, options: KernelOptions = {}): Promise<Kernel> {
+    const c = rootContainer.createChildContainer();
+    const clock = options.clock ?? systemClock;
+    const log = options.logger ?? createLogger(config.logLevel);
+    const releaseLock = await acquireDataDirLock(config.dataDir);
+    const store = options.store ?? new LowdbStore(config.dataDir);
+    await store.init();
+    const blobs = new BlobStore(config.dataDir);
+    await blobs.init();
+    const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
+    const registry = new PluginRegistry(config);
+    const inspector = new FileInspector();
+    const policy = new UrlPolicy({ allowPrivateNetwork: config.allowPrivateNetwork });
+    try {
+      await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE);
+    } catch (err) {
+      await registry.close();
+      await inspector.close();
+      await store.close();
+      await releaseLock();
+      throw err;
+    }
+
+    c.register(TOKENS.Config, { useValue: config });
+    c.register(TOKENS.Clock, { useValue: clock });
+    c.register(TOKENS.Logger, { useValue: log });
+    c.register(TOKENS.Store, { useValue: store });
+    c.register(TOKENS.Blobs, { useValue: blobs });
+    c.register(TOKENS.Registry, { useValue: registry });
+    c.register(TOKENS.Events, { useValue: new EventBus() });
+    c.register(TOKENS.Secrets, { useValue: secret });
+    c.register(TOKENS.UrlPolicy, { useValue: policy });
+    c.register(TOKENS.FileInspector, { useValue: inspector });
+    c.registerSingleton(JobRunner);
+    c.registerSingleton(JobService);
+
+    const events = c.resolve<EventBus>(TOKENS.Events);
+    const runner = c.resolve(JobRunner);
+    const jobs = c.resolve(JobService);
+    const delivery = new WebhookDelivery(policy, {
+      timeoutMs: config.webhookTimeoutMs,
+      log: (level, msg, fields) => log[level](fields, msg),
+    });
+    const kernelRef: { k?: Kernel } = {};
+    const notifier = new JobNotifier(delivery, (job) => kernelRef.k!.downloadUrl(job), log);
+    events.on('job.finished', (job) => notifier.notify(job));
+
+    await bootstrap(store, clock, config, log);
+    const sweeper = new Sweeper(store, blobs, clock, log, config.fileTtlSeconds);
+    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, inspector, policy, secret, sweeper, notifier, releaseLock);
+    kernelRef.k = kernel;
+    const recovered = await runner.recover();
+    if (recovered.requeued || recovered.failed) log.info(recovered, 'recovered unfinished jobs');
+    sweeper.start(config.sweepIntervalSeconds);
+    return kernel;
+  }
+
+  /** Absolute, signed, expiring download URL of a job's output file (null without one). */
+  downloadUrl(job: Pick<JobRecord, 'orgId' | 'outputFileId' | 'status'>): string | null {
+    if (job.status !== 'COMPLETED' || !job.outputFileId) return null;
+    return this.fileDownloadUrl(job.orgId, job.outputFileId);
+  }
+
+  fileDownloadUrl(orgId: string, fileId: string): string {
+    const expiresAt = Math.floor(this.clock.now().getTime() / 1000) + this.config.downloadTokenTtlSeconds;
+    const token = signDownloadToken(this.secret, { fileId, orgId, expiresAt });
+    return `${this.config.publicUrl}/api/v1/dev/tools/files/${fileId}/download?token=${encodeURIComponent(token)}`;
+  }
+
+  sweep(): Promise<{ files: number; jobs: number }> {
+    return this.sweeper.sweep();
+  }
+
+  /** Graceful stop: no new jobs start, running ones get `graceMs`, webhooks in flight settle, state is flushed. */
+  async stop(graceMs = this.config.shutdownGraceSeconds * 1000): Promise<boolean> {
+    const drained = await this.runner.drain(graceMs);
+    await this.sweeper.stop();
+    await this.notifier.settle();
+    await this.registry.close();
+    await this.inspector.close();
+    await this.store.close();
+    await this.releaseLock();
+    return drained;
+  }
+}

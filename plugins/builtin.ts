@@ -1,0 +1,8 @@
+// The built-in plugins, one line each; operators add third-party plugins with `externalPlugins` in the config.
+export const BUILTIN_PLUGINS: string[] = [
+  './pdf-merge/manifest.js',
+  './pdf-split/manifest.js',
+  './pdf-rotate/manifest.js',
+];
+
+export const BUILTIN_BASE = new URL('./', import.meta.url);

@@ -1,0 +1,113 @@
+// `npm run admin -- <command>`: operator CLI over the data dir (organizations, API keys, credits).
+import 'reflect-metadata';
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../kernel/config.js';
+import { LowdbStore } from '../kernel/store/lowdb-store.js';
+import { systemClock } from '../kernel/clock.js';
+import { createApiKey, createOrganization } from '../kernel/bootstrap.js';
+import { ROLES, type Role } from '../kernel/model.js';
+import { acquireDataDirLock, DataDirLockedError } from '../kernel/store/data-dir-lock.js';
+
+const USAGE = `Quire admin — works on QUIRE_DATA_DIR (default ./data) while the server is stopped.
+
+  npm run admin -- org list
+  npm run admin -- org create --name <name> [--credits <n>] [--plan <plan>]
+  npm run admin -- key create --org <orgId> --role owner|admin|member [--name <label>]
+  npm run admin -- key list --org <orgId>
+  npm run admin -- key revoke --org <orgId> --id <keyId>
+  npm run admin -- credits grant --org <orgId> --amount <n> [--note <text>]
+  npm run admin -- credits show --org <orgId>
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`admin: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  const [group, command, ...rest] = process.argv.slice(2);
+  if (!group || group === 'help' || group === '--help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    options: { name: { type: 'string' }, credits: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' }, role: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } },
+    strict: true,
+  });
+  const config = loadConfig();
+  let release: () => Promise<void>;
+  try {
+    release = await acquireDataDirLock(config.dataDir);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) fail(err.message);
+    throw err;
+  }
+  const store = new LowdbStore(config.dataDir);
+  await store.init();
+  const out = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+  const int = (text: string | undefined, flag: string): number => {
+    const n = Number(text);
+    if (text === undefined || !Number.isInteger(n)) fail(`--${flag} must be an integer`);
+    return n;
+  };
+  const org = async () => {
+    if (!values.org) fail('--org <orgId> is required');
+    const o = await store.getOrganization(values.org);
+    if (!o) fail(`no organization ${values.org}; list them with: npm run admin -- org list`);
+    return o;
+  };
+  try {
+    switch (`${group} ${command}`) {
+      case 'org list':
+        out(await store.listOrganizations());
+        break;
+      case 'org create': {
+        if (!values.name) fail('--name is required');
+        const id = await createOrganization(store, systemClock, values.name, values.credits ? int(values.credits, 'credits') : 0, values.plan ?? 'Team');
+        out(await store.getOrganization(id));
+        break;
+      }
+      case 'key create': {
+        const o = await org();
+        if (!ROLES.includes(values.role as Role)) fail(`--role must be one of ${ROLES.join(', ')}`);
+        const created = await createApiKey(store, systemClock, o.id, values.role as Role, values.name ?? `${values.role} key`);
+        out({ orgId: o.id, id: created.id, role: values.role, key: created.key, note: 'The key is shown only now; it is stored hashed.' });
+        break;
+      }
+      case 'key list': {
+        const o = await org();
+        out((await store.listApiKeys(o.id)).map(({ hash: _h, ...k }) => k));
+        break;
+      }
+      case 'key revoke': {
+        const o = await org();
+        if (!values.id) fail('--id <keyId> is required');
+        if (!(await store.revokeApiKey(o.id, values.id, systemClock.now().toISOString()))) fail(`no active key ${values.id} in organization ${o.id}`);
+        out({ revoked: values.id });
+        break;
+      }
+      case 'credits grant': {
+        const o = await org();
+        const amount = int(values.amount, 'amount');
+        if (amount === 0) fail('--amount must not be 0');
+        out(await store.addLedgerEntry({ id: randomUUID(), orgId: o.id, amount, kind: 'grant', jobId: null, action: null, note: values.note ?? 'admin grant', createdAt: systemClock.now().toISOString() }));
+        break;
+      }
+      case 'credits show': {
+        const o = await org();
+        out({ orgId: o.id, balance: o.balance, entries: await store.listLedger(o.id, 20) });
+        break;
+      }
+      default:
+        process.stderr.write(USAGE);
+        fail(`unknown command "${group} ${command ?? ''}"`);
+    }
+  } finally {
+    await store.close();
+    await release();
+  }
+}
+
+void main().catch((err) => fail((err as Error).message));

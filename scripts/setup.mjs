@@ -1,0 +1,62 @@
+// `npm run setup`: installs what is missing (npm packages, Debian packages when root) and builds.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const DEBIAN_PACKAGES = [
+  // [command that proves it is installed, Debian package]
+  ['qpdf', 'qpdf'],
+  ['pdfinfo', 'poppler-utils'],
+  ['pdftotext', 'poppler-utils'],
+];
+
+function say(msg) {
+  process.stdout.write(`setup: ${msg}\n`);
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
+  if (r.status !== 0) {
+    process.stderr.write(`setup: "${cmd} ${args.join(' ')}" failed (exit ${r.status ?? r.signal})\n`);
+    process.exit(1);
+  }
+}
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 19)) {
+  process.stderr.write(`setup: Node ${process.versions.node} is too old; Quire needs Node >= 20.19.\n`);
+  process.exit(1);
+}
+
+// 1. npm packages, reinstalled only when package-lock.json changed.
+const lockHash = createHash('sha256').update(readFileSync('package-lock.json')).digest('hex');
+const marker = 'node_modules/.quire-lock-hash';
+if (!existsSync(marker) || readFileSync(marker, 'utf8') !== lockHash) {
+  say('installing npm packages (npm ci)');
+  run('npm', ['ci', '--no-audit', '--no-fund']);
+  writeFileSync(marker, lockHash);
+} else {
+  say('npm packages up to date');
+}
+
+// 2. Debian packages the tools and tests use.
+const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+const missing = [...new Set(DEBIAN_PACKAGES.filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg))];
+if (missing.length) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot) {
+    process.stderr.write(`setup: missing Debian packages: ${missing.join(' ')}\nsetup: run as root:  apt-get update && apt-get install -y ${missing.join(' ')}\n`);
+    process.exit(1);
+  }
+  say(`installing Debian packages: ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  run('apt-get', ['update'], { env });
+  run('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { env });
+} else {
+  say('Debian packages present');
+}
+
+// 3. Build.
+say('building (tsc)');
+run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
+say(`ready: npm start (server on :8080), npm test; tsc ${execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--version']).toString().trim()}`);

@@ -1,0 +1,108 @@
+// The HTTP layer: polka routes, request ids, auth, rate limits and problem responses around every handler.
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import polka, { type Request as PolkaRequest } from 'polka';
+import { HttpError } from '../kernel/errors.js';
+import type { Kernel } from '../kernel/kernel.js';
+import { authenticate } from './auth.js';
+import { RateLimiter } from './rate-limit.js';
+import { sendProblem } from './problem.js';
+import type { RouteContext, RouteDefinition } from './context.js';
+import { fileRoutes } from './routes/files.js';
+import { jobRoutes } from './routes/jobs.js';
+import { toolRoutes } from './routes/tools.js';
+import { systemRoutes } from './routes/system.js';
+import { accountRoutes } from './routes/account.js';
+import { docsRoutes } from './routes/docs.js';
+
+export { API_PREFIX } from './paths.js';
+
+export interface QuireServer {
+  server: http.Server;
+  /** Stops accepting, lets running jobs finish (bounded), closes the kernel. */
+  shutdown(): Promise<boolean>;
+}
+
+export function createServer(kernel: Kernel): QuireServer {
+  const limiter = new RateLimiter(kernel.config.rateLimitPerMinute);
+  let shuttingDown = false;
+
+  const app = polka({
+    onNoMatch: (req, res) => {
+      const requestId = (res.getHeader('X-Request-Id') as string) ?? randomUUID();
+      sendProblem(res, new HttpError('NOT_FOUND', `No route ${req.method} ${req.path}.`), requestId);
+    },
+  });
+
+  const wrap = (route: RouteDefinition) => async (req: PolkaRequest, res: http.ServerResponse) => {
+    const requestId = res.getHeader('X-Request-Id') as string;
+    const log = kernel.log.child({ requestId });
+    const ctx: RouteContext = { req, res, kernel, requestId, log, params: req.params ?? {}, query: new URLSearchParams(req.search ?? ''), principal: null };
+    try {
+      if (shuttingDown && route.auth !== 'none') {
+        throw new HttpError('SHUTTING_DOWN', 'The server is shutting down and accepts no new requests.', undefined, { 'Retry-After': '5', Connection: 'close' });
+      }
+      const useKey = route.auth === 'key' || (route.auth === 'download' && !ctx.query.get('token'));
+      if (useKey) {
+        ctx.principal = await authenticate(req, kernel.store);
+        if (limiter.enabled) {
+          const d = limiter.take(ctx.principal.subject);
+          res.setHeader('RateLimit-Limit', String(d.limit));
+          res.setHeader('RateLimit-Remaining', String(d.remaining));
+          res.setHeader('RateLimit-Reset', String(d.resetSeconds));
+          res.setHeader('RateLimit-Policy', `${d.limit};w=60`);
+          if (!d.allowed) {
+            throw new HttpError('RATE_LIMITED', `More than ${d.limit} requests per minute with this key; retry in ${d.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(d.retryAfterSeconds) });
+          }
+        }
+      }
+      await route.handler(ctx);
+    } catch (err) {
+      if (!(err instanceof HttpError)) log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+      if (!req.complete) req.resume();
+      sendProblem(res, err, requestId);
+    }
+  };
+
+  app.use((req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && /^[A-Za-z0-9._-]{8,128}$/.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', requestId);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      kernel.log.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+    });
+    next();
+  });
+
+  const routes: RouteDefinition[] = [
+    ...systemRoutes(() => routes, () => shuttingDown),
+    ...docsRoutes(),
+    ...accountRoutes(),
+    ...fileRoutes(),
+    ...jobRoutes(),
+    ...toolRoutes(kernel),
+  ];
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete';
+    app[method](route.path, wrap(route));
+  }
+
+  const server = http.createServer(app.handler as unknown as http.RequestListener);
+  server.requestTimeout = 10 * 60_000;
+  server.headersTimeout = 30_000;
+
+  return {
+    server,
+    async shutdown(): Promise<boolean> {
+      shuttingDown = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const drained = await kernel.stop();
+      server.closeAllConnections();
+      await closed;
+      return drained;
+    },
+  };
+}

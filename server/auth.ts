@@ -1,0 +1,63 @@
+// Who is calling: an API key (X-API-Key) or a bearer access token; every lookup after this is org-scoped.
+import type { IncomingMessage } from 'node:http';
+import { HttpError } from '../kernel/errors.js';
+import { API_KEY_PATTERN, hashApiKey } from '../kernel/api-keys.js';
+import type { Role } from '../kernel/model.js';
+import type { Store } from '../kernel/store/store.js';
+
+export interface Principal {
+  orgId: string;
+  role: Role;
+  /** Rate-limit bucket and log identity: the key id. */
+  subject: string;
+}
+
+const ROLE_RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
+
+export function requireRole(p: Principal, minimum: Role): void {
+  if (ROLE_RANK[p.role] < ROLE_RANK[minimum]) {
+    throw new HttpError('FORBIDDEN', `This needs an ${minimum} key or better; the key used is a ${p.role} key.`);
+  }
+}
+
+export function roleAtLeast(role: Role, minimum: Role): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK[minimum];
+}
+
+/** Tells apart what a bearer token is, so the wrong kinds get WRONG_TOKEN_KIND rather than a generic 401. */
+function bearerKind(token: string): 'access' | 'resource' | 'jwt' | 'api-key' | 'other' {
+  if (token.startsWith('mcp_at_')) return 'access';
+  if (token.startsWith('mcp_rt_')) return 'resource';
+  if (token.startsWith('ak_')) return 'api-key';
+  if (/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) return 'jwt';
+  return 'other';
+}
+
+export async function authenticate(req: IncomingMessage, store: Store): Promise<Principal> {
+  const apiKey = req.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey) {
+    if (!API_KEY_PATTERN.test(apiKey)) throw new HttpError('UNAUTHENTICATED', 'The X-API-Key header is not an API key; keys start with ak_.');
+    const rec = await store.findApiKeyByHash(hashApiKey(apiKey));
+    if (!rec || rec.revokedAt) throw new HttpError('UNAUTHENTICATED', 'The API key is unknown or revoked.');
+    return { orgId: rec.orgId, role: rec.role, subject: `key:${rec.id}` };
+  }
+  const authz = req.headers.authorization;
+  if (typeof authz === 'string' && authz) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
+    if (!m) throw new HttpError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <access token>"; or send an API key in X-API-Key.');
+    const kind = bearerKind(m[1]!);
+    switch (kind) {
+      case 'access':
+        throw new HttpError('UNAUTHENTICATED', 'The access token is unknown or expired; obtain a new one through the token exchange.');
+      case 'resource':
+        throw new HttpError('WRONG_TOKEN_KIND', 'A resource token (mcp_rt_) cannot be used on the API; exchange it server-side for an mcp_at_ access token.');
+      case 'api-key':
+        throw new HttpError('WRONG_TOKEN_KIND', 'API keys go in the X-API-Key header, not in Authorization: Bearer.');
+      case 'jwt':
+        throw new HttpError('WRONG_TOKEN_KIND', 'Login and third-party JWTs are not accepted; use an API key or an mcp_at_ access token.');
+      default:
+        throw new HttpError('WRONG_TOKEN_KIND', 'This bearer token is not a Quire access token (mcp_at_); use an API key or an mcp_at_ access token.');
+    }
+  }
+  throw new HttpError('UNAUTHENTICATED', 'No credentials: send an API key in the X-API-Key header.');
+}

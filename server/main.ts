@@ -1,0 +1,47 @@
+// `npm start`: load settings, start the kernel and the HTTP server, stop gracefully on SIGTERM/SIGINT.
+import 'reflect-metadata';
+import { loadConfig, ConfigError } from '../kernel/config.js';
+import { Kernel } from '../kernel/kernel.js';
+import { PluginLoadError } from '../kernel/plugin-registry.js';
+import { createServer } from './app.js';
+
+async function main(): Promise<void> {
+  let kernel: Kernel;
+  try {
+    kernel = await Kernel.start(loadConfig());
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof PluginLoadError) {
+      process.stderr.write(`quire: refusing to start: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+  const { server, shutdown } = createServer(kernel);
+  const { port, host } = kernel.config;
+  server.on('error', (err) => {
+    kernel.log.fatal({ err }, `cannot listen on ${host}:${port}; set PORT to a free port`);
+    process.exit(1);
+  });
+  server.listen(port, host, () => {
+    const address = server.address();
+    const actual = typeof address === 'object' && address ? address.port : port;
+    kernel.log.info({ port: actual, dataDir: kernel.config.dataDir, plugins: [...kernel.registry.plugins.values()].map((p) => `${p.definition.manifest.id}:${p.state}`) }, `Quire listening on http://${host}:${actual}`);
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    kernel.log.info({ signal }, 'shutting down: no new requests, letting running jobs finish');
+    const drained = await shutdown();
+    kernel.log.info({ drained }, drained ? 'all jobs finished; bye' : 'grace period over; unfinished jobs resume on the next start');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+void main().catch((err) => {
+  process.stderr.write(`quire: fatal: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,18 @@
+// Tools job status: polling endpoint of every file tool.
+import { HttpError } from '../../kernel/errors.js';
+import type { RouteContext, RouteDefinition } from '../context.js';
+import { sendJson } from '../problem.js';
+import { toolsJobView } from '../views.js';
+import { API_PREFIX } from '../paths.js';
+import { ToolsJobSchema } from '../../contracts/common.js';
+
+async function getJob(ctx: RouteContext): Promise<void> {
+  const id = ctx.params.jobId!;
+  const job = /^[0-9a-f-]{36}$/.test(id) ? await ctx.kernel.store.getJob(ctx.principal!.orgId, id) : undefined;
+  if (!job) throw new HttpError('NOT_FOUND', `Job ${id} was not found (unknown, expired, or another organization's).`);
+  sendJson(ctx.res, 200, toolsJobView(ctx.kernel, job));
+}
+
+export function jobRoutes(): RouteDefinition[] {
+  return [{ method: 'GET', path: `${API_PREFIX}/tools/jobs/:jobId`, auth: 'key', handler: getJob, doc: { tag: 'Jobs', summary: 'A tools job (poll until COMPLETED or FAILED)', responses: { 200: ToolsJobSchema } } }];
+}

@@ -1,0 +1,45 @@
+// One POST route per plugin action, derived from the manifests; disabled and unavailable plugins answer for themselves.
+import { HttpError } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import type { RegisteredAction } from '../../kernel/plugin-registry.js';
+import type { RouteContext, RouteDefinition } from '../context.js';
+import { readJsonBody } from '../json-body.js';
+import { sendJson } from '../problem.js';
+import { toolsJobView } from '../views.js';
+import { API_PREFIX } from '../paths.js';
+import { ToolsJobSchema } from '../../contracts/common.js';
+import { jobRequestSchema } from '../../kernel/job-service.js';
+
+function handler(reg: RegisteredAction) {
+  return async (ctx: RouteContext): Promise<void> => {
+    const { plugin, action } = reg;
+    const id = plugin.definition.manifest.id;
+    if (plugin.state === 'disabled') {
+      throw new HttpError('PLUGIN_DISABLED', `${action.route.path} is provided by plugin ${id}, which the operator disabled.`);
+    }
+    if (plugin.state === 'unavailable') {
+      throw new HttpError('PLUGIN_UNAVAILABLE', `${action.route.path} is unavailable: plugin ${id} is ${plugin.reason}.`, undefined, { 'Retry-After': '3600' });
+    }
+    const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+    const job = await ctx.kernel.jobs.create(ctx.principal!.orgId, reg, body);
+    ctx.log.info({ jobId: job.id, action: job.action }, 'job created');
+    sendJson(ctx.res, 202, toolsJobView(ctx.kernel, job), { Location: `${API_PREFIX}/tools/jobs/${job.id}` });
+  };
+}
+
+export function toolRoutes(kernel: Kernel): RouteDefinition[] {
+  return kernel.registry.actions().map((reg) => ({
+    method: 'POST' as const,
+    path: `${API_PREFIX}${reg.action.route.path}`,
+    auth: 'key' as const,
+    handler: handler(reg),
+    doc: {
+      tag: 'Tools',
+      summary: reg.action.summary,
+      description: `${reg.action.description ? reg.action.description + '\n\n' : ''}Creates a \`${reg.action.name}\` tools job; costs ${reg.action.credits.perRequest} credit(s), charged on completion.`,
+      body: jobRequestSchema(reg.plugin.definition.contract[reg.action.name]!.input),
+      responses: { 202: ToolsJobSchema },
+      hidden: reg.plugin.state === 'disabled',
+    },
+  }));
+}

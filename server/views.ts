@@ -1,0 +1,38 @@
+// Public shapes of stored records: exactly the fields the contracts list, so nothing internal leaks.
+import type { FileRecord, JobRecord } from '../kernel/model.js';
+import type { ToolFile, ToolsJob } from '../contracts/common.js';
+import type { Kernel } from '../kernel/kernel.js';
+
+export function toolsJobView(kernel: Kernel, job: JobRecord): ToolsJob {
+  const downloadUrl = kernel.downloadUrl(job);
+  return {
+    id: job.id,
+    action: job.action,
+    status: job.status,
+    inputFileIds: job.inputFileIds,
+    outputFileId: job.outputFileId,
+    error: job.error,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    completedAt: job.completedAt,
+    ...(downloadUrl ? { downloadUrl } : {}),
+    result: job.result,
+    metadata: job.result,
+    progress: job.progress,
+    creditCost: job.estimatedCredits,
+  };
+}
+
+export function toolFileView(file: FileRecord): ToolFile {
+  return {
+    id: file.id,
+    filename: file.filename,
+    mimeType: file.mimeType,
+    sizeBytes: file.sizeBytes,
+    kind: file.kind,
+    sourceAction: file.sourceAction,
+    expiresAt: file.expiresAt,
+    createdAt: file.createdAt,
+    ...(file.mimeType === 'application/pdf' ? { pageCount: file.pageCount } : {}),
+  };
+}
