@@ -10,6 +10,7 @@ const PoolOverride = Type.Object(
     maxQueue: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
     memoryMb: Type.Optional(Type.Integer({ minimum: 32, maximum: 16_384 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+    maxBacklog: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   },
   { additionalProperties: false },
 );
@@ -57,7 +58,9 @@ export interface QuireConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** Base of downloadUrls; when not set, the server fills it in from the address it listens on. */
   publicUrl: string;
+  publicUrlConfigured: boolean;
   bootstrapApiKey?: string;
   bootstrapCredits: number;
   allowPrivateNetwork: boolean;
@@ -168,7 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port,
     host,
     dataDir: path.resolve(configDir, merged.dataDir ?? './data'),
-    publicUrl: (merged.publicUrl ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: (merged.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`).replace(/\/+$/, ''),
+    publicUrlConfigured: merged.publicUrl !== undefined,
     bootstrapApiKey: merged.bootstrapApiKey,
     bootstrapCredits: merged.bootstrapCredits ?? 10_000,
     allowPrivateNetwork: merged.allowPrivateNetwork ?? false,

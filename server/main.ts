@@ -25,6 +25,9 @@ async function main(): Promise<void> {
   server.listen(port, host, () => {
     const address = server.address();
     const actual = typeof address === 'object' && address ? address.port : port;
+    if (!kernel.config.publicUrlConfigured && actual !== port) {
+      kernel.config.publicUrl = kernel.config.publicUrl.replace(/:\d+$/, `:${actual}`);
+    }
     kernel.log.info({ port: actual, dataDir: kernel.config.dataDir, plugins: [...kernel.registry.plugins.values()].map((p) => `${p.definition.manifest.id}:${p.state}`) }, `Quire listening on http://${host}:${actual}`);
   });
 

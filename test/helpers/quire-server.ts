@@ -1,0 +1,138 @@
+// Starts the real server (`node dist/server/main.js`) as a child process on a free loopback port, with its own data dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { once } from 'node:events';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const MAIN = path.join(ROOT, 'dist/server/main.js');
+export const ADMIN = path.join(ROOT, 'dist/scripts/admin.js');
+export const OWNER_KEY = 'ak_TestOwnerKey0123456789abcdefghijklmnopqrstuvwxyzAB';
+
+export interface ServerOptions {
+  env?: Record<string, string>;
+  /** Written to a temp file and passed as QUIRE_CONFIG. */
+  config?: Record<string, unknown>;
+  dataDir?: string;
+}
+
+export interface RunningServer {
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  proc: ChildProcess;
+  logs: () => string;
+  /** Graceful: SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
+  /** kill -9. */
+  kill(): Promise<void>;
+}
+
+export function tempDir(prefix = 'quire-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export function cleanup(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function baseEnv(dataDir: string, extra: Record<string, string>, configPath?: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_BOOTSTRAP_API_KEY: OWNER_KEY,
+    QUIRE_LOG_LEVEL: 'info',
+    QUIRE_RATE_LIMIT_PER_MINUTE: '0',
+    ...extra,
+  };
+  if (configPath) env.QUIRE_CONFIG = configPath;
+  return env;
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
+  const dataDir = opts.dataDir ?? tempDir();
+  let configPath: string | undefined;
+  if (opts.config) {
+    configPath = path.join(dataDir, '..', `${path.basename(dataDir)}-config.json`);
+    writeFileSync(configPath, JSON.stringify(opts.config));
+  }
+  const proc = spawn(process.execPath, [MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${out}`)), 30_000);
+    const onData = () => {
+      const m = /"port":(\d+)[^\n]*Quire listening/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        proc.stdout!.off('data', onData);
+        resolve(Number(m[1]));
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${out}`));
+    });
+  });
+  const exited = once(proc, 'exit');
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    proc,
+    logs: () => out,
+    async stop() {
+      if (proc.exitCode !== null) return proc.exitCode;
+      proc.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+    async kill() {
+      if (proc.exitCode !== null || proc.signalCode) return;
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
+export async function startExpectingFailure(opts: ServerOptions): Promise<{ code: number | null; output: string }> {
+  const dataDir = opts.dataDir ?? tempDir();
+  let configPath: string | undefined;
+  if (opts.config) {
+    configPath = path.join(dataDir, '..', `${path.basename(dataDir)}-config.json`);
+    writeFileSync(configPath, JSON.stringify(opts.config));
+  }
+  const proc = spawn(process.execPath, [MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout!.on('data', (d) => (output += d));
+  proc.stderr!.on('data', (d) => (output += d));
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+  const [code] = (await once(proc, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output };
+}
+
+/** Runs the admin CLI against a data dir; returns parsed JSON output. */
+export async function admin(dataDir: string, args: string[]): Promise<{ code: number | null; json: any; stderr: string }> {
+  const proc = spawn(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH, QUIRE_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (d) => (stdout += d));
+  proc.stderr!.on('data', (d) => (stderr += d));
+  const [code] = (await once(proc, 'exit')) as [number | null];
+  let json: unknown = null;
+  try {
+    json = JSON.parse(stdout);
+  } catch {
+    /* not JSON (usage text) */
+  }
+  return { code, json, stderr };
+}
