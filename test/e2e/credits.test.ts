@@ -1,0 +1,74 @@
+// Credits: checked at creation (402), charged exactly once on COMPLETED, never on FAILED.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { ApiClient } from '../helpers/api-client.js';
+import { makePdf, truncatedPdf } from '../fixtures/pdfs.js';
+
+let server: RunningServer;
+let api: ApiClient;
+
+test.before(async () => {
+  server = await startServer({ env: { QUIRE_BOOTSTRAP_CREDITS: '3' } });
+  api = new ApiClient(server.baseUrl, OWNER_KEY);
+});
+
+test.after(async () => {
+  await server.stop();
+  cleanup(server.dataDir);
+});
+
+test('starts the default organization with the bootstrap grant in its ledger', async () => {
+  const r = await api.get('/api/v1/dev/credits');
+  assert.is(r.status, 200);
+  assert.is(r.body.balance, 3);
+  assert.is(r.body.available, 3);
+  assert.is(r.body.entries.length, 1);
+  assert.is(r.body.entries[0].kind, 'grant');
+});
+
+test('charges a completed job once, with a ledger entry naming the job', async () => {
+  const id = await api.uploadId(await makePdf(2), 'a.pdf');
+  const created = await api.post('/api/v1/dev/tools/pdf/rotate', { fileId: id, angle: 90 });
+  assert.is(created.body.creditCost, 1);
+  const job = await api.waitForJob(created.body.id);
+  assert.is(job.status, 'COMPLETED');
+  // Polling again never charges again.
+  await api.get(`/api/v1/dev/tools/jobs/${job.id}`);
+  const r = await api.get('/api/v1/dev/credits');
+  assert.is(r.body.balance, 2);
+  const charges = r.body.entries.filter((e: { kind: string }) => e.kind === 'charge');
+  assert.is(charges.length, 1);
+  assert.is(charges[0].jobId, job.id);
+  assert.is(charges[0].amount, -1);
+  assert.is(charges[0].action, 'pdf.rotate');
+});
+
+test('charges nothing for a failed job', async () => {
+  const bad = await api.uploadId(await truncatedPdf(), 'broken.pdf');
+  const job = await api.waitForJob((await api.post('/api/v1/dev/tools/pdf/rotate', { fileId: bad, angle: 90 })).body.id);
+  assert.is(job.status, 'FAILED');
+  const r = await api.get('/api/v1/dev/credits');
+  assert.is(r.body.balance, 2);
+  assert.is(r.body.entries.filter((e: { kind: string }) => e.kind === 'charge').length, 1);
+});
+
+test('answers 402 INSUFFICIENT_CREDITS when the balance does not cover the estimate', async () => {
+  const id = await api.uploadId(await makePdf(1), 'b.pdf');
+  const first = await api.post('/api/v1/dev/tools/pdf/rotate', { fileId: id, angle: 90 });
+  const second = await api.post('/api/v1/dev/tools/pdf/rotate', { fileId: id, angle: 90 });
+  assert.is(first.status, 202);
+  assert.is(second.status, 202);
+  // Balance 2, both reserved or spent: a third job is refused before it is created.
+  const third = await api.post('/api/v1/dev/tools/pdf/rotate', { fileId: id, angle: 90 });
+  assert.is(third.status, 402);
+  assert.is(third.body.code, 'INSUFFICIENT_CREDITS');
+  assert.match(third.body.detail, 'costs 1 credit');
+  await api.waitForJob(first.body.id);
+  await api.waitForJob(second.body.id);
+  const r = await api.get('/api/v1/dev/credits');
+  assert.is(r.body.balance, 0);
+  assert.is(r.body.reserved, 0);
+});
+
+test.run();
