@@ -21,6 +21,7 @@ export interface FileInspection {
 export class FileInspector {
   readonly #piscina: Piscina<Uint8Array, number | null>;
   readonly #timeoutMs: number;
+  #closed = false;
 
   constructor(opts: FileInspectorOptions = {}) {
     const memoryMb = opts.memoryMb ?? 256;
@@ -38,7 +39,7 @@ export class FileInspector {
 
   /** Never throws for bad input: anything unreadable, hostile, too slow or too big gives `{pageCount: null}`. */
   async inspect(bytes: Uint8Array, mimeType: string): Promise<FileInspection> {
-    if (mimeType !== 'application/pdf') return { pageCount: null };
+    if (mimeType !== 'application/pdf' || this.#closed) return { pageCount: null };
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     // The caller keeps its bytes; the thread gets its own copy, moved rather than copied a second time.
@@ -54,6 +55,7 @@ export class FileInspector {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     await this.#piscina.close({ force: true });
   }
 }

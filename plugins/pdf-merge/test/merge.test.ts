@@ -1,0 +1,204 @@
+// pdf.merge through the kernel's run API; outputs checked with pdfjs, pdfinfo and qpdf.
+import { randomUUID } from 'node:crypto';
+import zlib from 'node:zlib';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { JobError } from '../../../kernel/errors.js';
+import type { WorkerFile, WorkerOutput } from '../../../kernel/plugin-api.js';
+import { PluginPool } from '../../../kernel/plugin-pool.js';
+import { pdfinfoPages, pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../../test/fixtures/pdf-readers.js';
+import {
+  decompressionBombPdf,
+  deeplyNestedPdf,
+  deepReferenceChainPdf,
+  emptyPdf,
+  encryptedPdf,
+  inheritedAttributesPdf,
+  makePdf,
+  notAPdf,
+  pageTreeCyclePdf,
+  truncatedPdf,
+} from '../../../test/fixtures/pdfs.js';
+import plugin from '../manifest.js';
+
+const action = plugin.manifest.actions[0]!;
+const pool = new PluginPool(plugin.manifest.id, String(plugin.worker instanceof URL ? plugin.worker.href : plugin.worker), plugin.manifest.pool);
+/** Hostile inputs run with this deadline; each must be refused well before it. */
+const HOSTILE_DEADLINE_MS = 20_000;
+
+function run(inputs: Uint8Array[], timeoutMs?: number): Promise<WorkerOutput> {
+  const files: WorkerFile[] = inputs.map((bytes, i) => ({ field: 'fileIds', fileId: randomUUID(), filename: `input-${i}.pdf`, mimeType: 'application/pdf', bytes: new Uint8Array(bytes) }));
+  return pool.run(action.export, { params: { fileIds: files.map((f) => f.fileId) }, files, settings: {} }, timeoutMs);
+}
+
+async function rejection(inputs: Uint8Array[]): Promise<{ error: JobError; ms: number }> {
+  const started = Date.now();
+  try {
+    await run(inputs, HOSTILE_DEADLINE_MS);
+  } catch (err) {
+    assert.instance(err, JobError);
+    return { error: err as JobError, ms: Date.now() - started };
+  }
+  assert.unreachable('the merge should have failed');
+  throw new Error('unreachable');
+}
+
+/** "A page 2" from "A page 2 Generated fixture A, page 2 of 3." */
+function headings(texts: string[]): string[] {
+  return texts.map((t) => /^\S+ page \d+/.exec(t)?.[0] ?? t);
+}
+
+test('the manifest declares pdf.merge on POST /tools/pdf/merge with every code its worker throws', async () => {
+  assert.is(plugin.manifest.id, 'pdf-merge');
+  assert.is(action.name, 'pdf.merge');
+  assert.equal(action.route, { method: 'POST', path: '/tools/pdf/merge' });
+  assert.equal(Object.keys(plugin.manifest.errors).sort(), ['PDF_DECOMPRESSION_BOMB', 'PDF_ENCRYPTED', 'PDF_NO_PAGES', 'PDF_TOO_COMPLEX', 'PDF_UNREADABLE']);
+  assert.equal(await pool.describe(), [action.export]);
+});
+
+test('merges three PDFs into one whose pages appear in request order', async () => {
+  const out = await run([await makePdf(2, { label: 'Alpha' }), await makePdf(3, { label: 'Beta' }), await makePdf(1, { label: 'Gamma' })]);
+  assert.is(out.file?.mimeType, 'application/pdf');
+  assert.is(out.file?.filename, 'merged.pdf');
+  assert.equal(out.result, { pageCount: 6, sourcePageCounts: [2, 3, 1] });
+  const bytes = out.file!.bytes;
+  assert.equal(headings(await pdfPageTexts(bytes)), ['Alpha page 1', 'Alpha page 2', 'Beta page 1', 'Beta page 2', 'Beta page 3', 'Gamma page 1']);
+  assert.is(await pdfinfoPages(bytes), 6);
+  const check = await qpdfCheck(bytes);
+  assert.ok(check.ok, check.output);
+});
+
+test('merges the same file given twice into a document that holds both copies', async () => {
+  const same = await makePdf(2, { label: 'Twice' });
+  const out = await run([same, same]);
+  assert.equal(headings(await pdfPageTexts(out.file!.bytes)), ['Twice page 1', 'Twice page 2', 'Twice page 1', 'Twice page 2']);
+});
+
+test('keeps the rotation, size and fonts a page inherits from its page tree', async () => {
+  const out = await run([await makePdf(1, { label: 'Plain', size: 'A4' }), inheritedAttributesPdf()]);
+  const bytes = out.file!.bytes;
+  assert.equal(out.result, { pageCount: 4, sourcePageCounts: [1, 3] });
+  assert.equal(await pdfPageRotations(bytes), [0, 90, 90, 90]);
+  assert.equal(headings(await pdfPageTexts(bytes)), ['Plain page 1', 'Inherited page 1', 'Inherited page 2', 'Inherited page 3']);
+  const check = await qpdfCheck(bytes);
+  assert.ok(check.ok, check.output);
+});
+
+test('writes object streams only when an input had them and the merged PDF is big enough to gain from them', async () => {
+  const hasObjectStreams = (out: WorkerOutput) => Buffer.from(out.file!.bytes).includes('/ObjStm');
+  const plain = await run([await makePdf(20, { objectStreams: false }), await makePdf(20, { objectStreams: false })]);
+  assert.not.ok(hasObjectStreams(plain));
+  const packed = await run([await makePdf(20, { objectStreams: false }), await makePdf(20)]);
+  assert.ok(hasObjectStreams(packed));
+  assert.is(await pdfinfoPages(packed.file!.bytes), 40);
+  assert.ok(packed.file!.bytes.length < plain.file!.bytes.length * 0.8, `${packed.file!.bytes.length} vs ${plain.file!.bytes.length} bytes`);
+  const small = await run([await makePdf(1), await makePdf(1)]);
+  assert.not.ok(hasObjectStreams(small));
+  const check = await qpdfCheck(packed.file!.bytes);
+  assert.ok(check.ok, check.output);
+});
+
+test('fails with PDF_UNREADABLE naming the input when one input is not a PDF', async () => {
+  const { error, ms } = await rejection([await makePdf(1), notAPdf()]);
+  assert.is(error.code, 'PDF_UNREADABLE');
+  assert.match(error.message, /^fileIds\[1\] is not a readable PDF/);
+  assert.ok(ms < 10_000, `took ${ms} ms`);
+});
+
+test('fails with PDF_UNREADABLE naming the input when a PDF is truncated', async () => {
+  const { error, ms } = await rejection([await truncatedPdf(), await makePdf(1)]);
+  assert.is(error.code, 'PDF_UNREADABLE');
+  assert.match(error.message, /^fileIds\[0\] is not a readable PDF: .*truncated/);
+  assert.ok(ms < 10_000, `took ${ms} ms`);
+});
+
+test('fails with PDF_ENCRYPTED pointing at the unlock tool when an input is encrypted', async () => {
+  const { error } = await rejection([await makePdf(1), await makePdf(1), await encryptedPdf()]);
+  assert.is(error.code, 'PDF_ENCRYPTED');
+  assert.match(error.message, /^fileIds\[2\] is encrypted/);
+  assert.match(error.message, '/tools/pdf/unlock');
+});
+
+test('fails with PDF_NO_PAGES when an input has an empty page tree', async () => {
+  const { error } = await rejection([await makePdf(1), await emptyPdf()]);
+  assert.is(error.code, 'PDF_NO_PAGES');
+  assert.match(error.message, 'fileIds[1]');
+});
+
+test('fails with PDF_UNREADABLE quickly, not at the deadline, when a page tree loops back on an ancestor', async () => {
+  const { error, ms } = await rejection([await makePdf(1), pageTreeCyclePdf()]);
+  assert.is(error.code, 'PDF_UNREADABLE');
+  assert.match(error.message, /fileIds\[1\].*loops back on itself/);
+  assert.ok(ms < 10_000, `took ${ms} ms`);
+});
+
+test('fails with PDF_TOO_COMPLEX instead of a crashed thread when an input nests arrays 50,000 deep', async () => {
+  const { error, ms } = await rejection([deeplyNestedPdf(50_000), await makePdf(1)]);
+  assert.is(error.code, 'PDF_TOO_COMPLEX');
+  assert.match(error.message, 'fileIds[0]');
+  assert.ok(ms < 10_000, `took ${ms} ms`);
+});
+
+test('fails with PDF_TOO_COMPLEX instead of a crashed thread when page resources chain 30,000 objects deep', async () => {
+  const { error, ms } = await rejection([await makePdf(1), deepReferenceChainPdf(30_000)]);
+  assert.is(error.code, 'PDF_TOO_COMPLEX');
+  assert.match(error.message, 'fileIds[1]');
+  assert.ok(ms < 15_000, `took ${ms} ms`);
+});
+
+/** Bytes the fixture's content stream inflates to, counted while streaming (layers as declared). */
+async function inflatedSize(pdf: Uint8Array): Promise<number> {
+  const buf = Buffer.from(pdf);
+  let data: Buffer = buf.subarray(buf.indexOf('stream\n') + 7, buf.lastIndexOf('\nendstream'));
+  if (buf.includes('[/FlateDecode /FlateDecode]')) data = zlib.inflateSync(data);
+  let inflated = 0;
+  await new Promise<void>((resolve, reject) => {
+    const inflate = zlib.createInflate();
+    inflate.on('data', (chunk: Buffer) => (inflated += chunk.length));
+    inflate.on('end', resolve);
+    inflate.on('error', reject);
+    inflate.end(data);
+  });
+  return inflated;
+}
+
+test('the bomb fixtures really inflate to at least 1 GB from a small file', async () => {
+  for (const bomb of [decompressionBombPdf(), decompressionBombPdf({ layers: 2 })]) {
+    const inflated = await inflatedSize(bomb);
+    assert.ok(inflated >= 1_000_000_000, `inflates to ${inflated} bytes`);
+    assert.ok(bomb.length < 2_000_000, `fixture is ${bomb.length} bytes`);
+  }
+});
+
+test('fails with PDF_DECOMPRESSION_BOMB quickly, without inflating it all, when a content stream inflates to 1 GB', async () => {
+  const { error, ms } = await rejection([await makePdf(2), decompressionBombPdf()]);
+  assert.is(error.code, 'PDF_DECOMPRESSION_BOMB');
+  assert.match(error.message, /^fileIds\[1\] has a compressed stream \(object 4 0 R, 1 MB\) that inflates to more than \d+ MB: a decompression bomb/);
+  assert.ok(ms < 10_000, `took ${ms} ms`);
+});
+
+test('fails with PDF_DECOMPRESSION_BOMB when a 3 KB stream hides the bomb under two Flate layers', async () => {
+  const bomb = decompressionBombPdf({ layers: 2 });
+  assert.ok(bomb.length < 10_000);
+  const { error } = await rejection([bomb, await makePdf(1)]);
+  assert.is(error.code, 'PDF_DECOMPRESSION_BOMB');
+  assert.match(error.message, 'fileIds[0]');
+});
+
+test('merges a PDF whose stream inflates 50-fold to 50 MB, below the bomb limits', async () => {
+  const big = decompressionBombPdf({ inflatedMiB: 50 });
+  const out = await run([await makePdf(1), big]);
+  assert.equal(out.result, { pageCount: 2, sourcePageCounts: [1, 1] });
+  assert.is(await pdfinfoPages(out.file!.bytes), 2);
+});
+
+test('still merges normally after every hostile input, on the same pool', async () => {
+  const out = await run([await makePdf(1, { label: 'After' }), await makePdf(1, { label: 'Again' })]);
+  assert.equal(headings(await pdfPageTexts(out.file!.bytes)), ['After page 1', 'Again page 1']);
+});
+
+test.after(async () => {
+  await pool.close();
+});
+
+test.run();
