@@ -1,0 +1,75 @@
+// Worker pools: deadlines kill the thread, out-of-memory and crashes fail only their job, backlog answers 503.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { fixturePlugin } from '../helpers/fixture-plugins.js';
+import { ApiClient } from '../helpers/api-client.js';
+
+let server: RunningServer;
+let api: ApiClient;
+
+test.before(async () => {
+  server = await startServer({
+    config: { externalPlugins: [fixturePlugin('kernel-probe')], plugins: { 'kernel-probe': { pool: { timeoutMs: 1500, maxBacklog: 3 } } } },
+  });
+  api = new ApiClient(server.baseUrl, OWNER_KEY);
+});
+
+test.after(async () => {
+  await server.stop();
+  cleanup(server.dataDir);
+});
+
+const balance = async () => (await api.get('/api/v1/dev/credits')).body.balance as number;
+
+test('fails a job that outlives its deadline, kills its thread, and charges nothing', async () => {
+  const before = await balance();
+  const job = await api.waitForJob((await api.post('/api/v1/dev/test/sleep', { ms: 30_000 })).body.id);
+  assert.is(job.status, 'FAILED');
+  assert.match(job.error, 'deadline');
+  assert.is(await balance(), before);
+  const next = await api.waitForJob((await api.post('/api/v1/dev/test/sleep', { ms: 5 })).body.id);
+  assert.is(next.status, 'COMPLETED');
+});
+
+test('fails only the job whose worker runs out of memory', async () => {
+  const job = await api.waitForJob((await api.post('/api/v1/dev/test/oom', {})).body.id, 60_000);
+  assert.is(job.status, 'FAILED');
+  assert.match(job.error, /out of memory|crashed/);
+  assert.is((await api.withKey(null).get('/healthz')).status, 200);
+  const next = await api.waitForJob((await api.post('/api/v1/dev/test/sleep', { ms: 5 })).body.id);
+  assert.is(next.status, 'COMPLETED');
+});
+
+test('fails only the job whose worker thread exits', async () => {
+  const job = await api.waitForJob((await api.post('/api/v1/dev/test/crash', {})).body.id);
+  assert.is(job.status, 'FAILED');
+  assert.match(job.error, 'crashed');
+  const next = await api.waitForJob((await api.post('/api/v1/dev/test/sleep', { ms: 5 })).body.id);
+  assert.is(next.status, 'COMPLETED');
+});
+
+test('fails a job whose plugin returns a result that breaks its contract', async () => {
+  const job = await api.waitForJob((await api.post('/api/v1/dev/test/bad-result', {})).body.id);
+  assert.is(job.status, 'FAILED');
+  assert.match(job.error, 'breaks its contract');
+});
+
+test('answers 503 SERVICE_BUSY with Retry-After once the plugin backlog is full, and runs what it accepted', async () => {
+  const accepted: string[] = [];
+  let busy: any = null;
+  for (let i = 0; i < 6 && !busy; i++) {
+    const r = await api.post('/api/v1/dev/test/sleep', { ms: 300 });
+    if (r.status === 202) accepted.push(r.body.id);
+    else busy = r;
+  }
+  assert.ok(busy, 'the backlog limit was reached');
+  assert.is(busy.status, 503);
+  assert.is(busy.body.code, 'SERVICE_BUSY');
+  assert.ok(Number(busy.headers.get('retry-after')) >= 1);
+  assert.is(accepted.length, 3);
+  for (const id of accepted) assert.is((await api.waitForJob(id)).status, 'COMPLETED');
+  assert.is((await api.post('/api/v1/dev/test/sleep', { ms: 1 })).status, 202);
+});
+
+test.run();
