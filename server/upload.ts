@@ -55,14 +55,18 @@ export function receiveUpload(req: IncomingMessage, tempPath: string, maxBytes: 
       stream.on('data', (d: Buffer) => (size += d.length));
       stream.on('limit', () => fail(new HttpError('PAYLOAD_TOO_LARGE', `The file exceeds the upload limit of ${maxBytes} bytes.`)));
       fileDone = pipeline(stream, createWriteStream(tempPath, { mode: 0o600 })).then(() => ({ tempPath, filename: displayFilename(info.filename), sizeBytes: size }));
+      fileDone.catch(() => undefined);
     });
     bb.on('filesLimit', () => fail(new HttpError('VALIDATION_FAILED', 'Send exactly one file per upload.', [{ path: 'file', message: 'only one file is allowed', code: 'INVALID_FIELD' }])));
     bb.on('partsLimit', () => fail(new HttpError('VALIDATION_FAILED', 'Too many multipart parts; send one part named "file".')));
     bb.on('fieldsLimit', () => fail(new HttpError('VALIDATION_FAILED', 'Too many form fields; send one part named "file".')));
-    bb.on('error', (err) => fail(new HttpError('VALIDATION_FAILED', `The multipart body is malformed: ${(err as Error).message}.`)));
-    bb.on('close', async () => {
+    let settled = false;
+    const settle = async () => {
+      if (settled) return;
+      settled = true;
       try {
-        const received = fileDone ? await fileDone : null;
+        // After a failure the file stream may never end; its bytes are discarded anyway.
+        const received = failure ? null : fileDone ? await fileDone : null;
         if (failure) throw failure;
         if (!received) throw new HttpError('VALIDATION_FAILED', 'No file part: send the file in a multipart part named "file".', [{ path: 'file', message: 'is required', code: 'INVALID_FIELD' }]);
         if (received.sizeBytes === 0) throw new HttpError('VALIDATION_FAILED', 'The uploaded file is empty.', [{ path: 'file', message: 'is empty', code: 'INVALID_FIELD' }]);
@@ -71,7 +75,15 @@ export function receiveUpload(req: IncomingMessage, tempPath: string, maxBytes: 
         await rm(tempPath, { force: true });
         reject(err instanceof HttpError ? err : new HttpError('VALIDATION_FAILED', `The upload could not be stored: ${(err as Error).message}.`));
       }
+    };
+    // busboy does not always emit 'close' after 'error' when piped, so an error settles the upload itself.
+    bb.on('error', (err) => {
+      fail(new HttpError('VALIDATION_FAILED', `The multipart body is malformed: ${(err as Error).message}.`));
+      req.unpipe(bb);
+      req.resume();
+      void settle();
     });
+    bb.on('close', () => void settle());
     req.on('aborted', () => fail(new HttpError('VALIDATION_FAILED', 'The upload was aborted by the client.')));
     req.pipe(bb);
   });
