@@ -1,16 +1,21 @@
-// API keys: `ak_` + 43 base62 characters (256 random bits), stored only as a SHA-256 hash.
+// API keys (`ak_`) and other bearer secrets: 43 base62 characters (256 random bits), stored only as a SHA-256 hash.
 import { createHash, randomBytes } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-export function generateApiKey(): string {
+/** `prefix` + 43 base62 characters carrying 256 random bits. */
+export function generateSecret(prefix: string): string {
   let n = BigInt('0x' + randomBytes(32).toString('hex'));
   let out = '';
   while (out.length < 43) {
     out = BASE62[Number(n % 62n)] + out;
     n /= 62n;
   }
-  return `ak_${out}`;
+  return `${prefix}${out}`;
+}
+
+export function generateApiKey(): string {
+  return generateSecret('ak_');
 }
 
 export const API_KEY_PATTERN = /^ak_[A-Za-z0-9]{32,128}$/;

@@ -27,6 +27,32 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
+/** A trusted integration service (e.g. an MCP server) registered by the operator. */
+export interface IntegrationClient {
+  id: string;
+  name: string;
+  /** SHA-256 of the client secret, hex. */
+  secretHash: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/**
+ * A long-lived grant of one organization to one integration client (`mcp_rt_…`). It is never
+ * accepted on the API itself: the client exchanges it for a short-lived `mcp_at_…` access token.
+ */
+export interface ResourceTokenRecord {
+  id: string;
+  orgId: string;
+  clientId: string;
+  role: Role;
+  name: string;
+  hash: string;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
 export interface FileRecord {
   id: string;
   orgId: string;

@@ -7,6 +7,7 @@ import { LowdbStore } from '../kernel/store/lowdb-store.js';
 import { systemClock } from '../kernel/clock.js';
 import { createApiKey, createOrganization } from '../kernel/bootstrap.js';
 import { ROLES, type Role } from '../kernel/model.js';
+import { createIntegrationClient, createResourceToken } from '../kernel/access-tokens.js';
 import { acquireDataDirLock, DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 
 const USAGE = `Quire admin — works on QUIRE_DATA_DIR (default ./data) while the server is stopped.
@@ -18,6 +19,11 @@ const USAGE = `Quire admin — works on QUIRE_DATA_DIR (default ./data) while th
   npm run admin -- key revoke --org <orgId> --id <keyId>
   npm run admin -- credits grant --org <orgId> --amount <n> [--note <text>]
   npm run admin -- credits show --org <orgId>
+  npm run admin -- client create --name <integration name>
+  npm run admin -- client list
+  npm run admin -- token create --org <orgId> --client <clientId> --role owner|admin|member [--name <label>]
+  npm run admin -- token list --org <orgId>
+  npm run admin -- token revoke --org <orgId> --id <tokenId>
 `;
 
 function fail(message: string): never {
@@ -33,7 +39,7 @@ async function main(): Promise<void> {
   }
   const { values } = parseArgs({
     args: rest,
-    options: { name: { type: 'string' }, credits: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' }, role: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } },
+    options: { name: { type: 'string' }, credits: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' }, client: { type: 'string' }, role: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } },
     strict: true,
   });
   const config = loadConfig();
@@ -98,6 +104,35 @@ async function main(): Promise<void> {
       case 'credits show': {
         const o = await org();
         out({ orgId: o.id, balance: o.balance, entries: await store.listLedger(o.id, 20) });
+        break;
+      }
+      case 'client create': {
+        if (!values.name) fail('--name is required');
+        const c = await createIntegrationClient(store, systemClock, values.name);
+        out({ ...c, note: 'The client secret is shown only now; the integration authenticates to POST /api/v1/dev/oauth/token with HTTP Basic client_id:client_secret.' });
+        break;
+      }
+      case 'client list':
+        out((await store.listIntegrationClients()).map(({ secretHash: _s, ...c }) => c));
+        break;
+      case 'token create': {
+        const o = await org();
+        if (!values.client || !(await store.getIntegrationClient(values.client))) fail('--client <clientId> must name a registered integration client (npm run admin -- client list)');
+        if (!ROLES.includes(values.role as Role)) fail(`--role must be one of ${ROLES.join(', ')}`);
+        const t = await createResourceToken(store, systemClock, o.id, values.client, values.role as Role, values.name ?? 'resource token');
+        out({ orgId: o.id, clientId: values.client, id: t.id, role: values.role, resourceToken: t.token, note: 'Shown only now. Give it to the integration; it exchanges it for mcp_at_ access tokens.' });
+        break;
+      }
+      case 'token list': {
+        const o = await org();
+        out((await store.listResourceTokens(o.id)).map(({ hash: _h, ...t }) => t));
+        break;
+      }
+      case 'token revoke': {
+        const o = await org();
+        if (!values.id) fail('--id <tokenId> is required');
+        if (!(await store.revokeResourceToken(o.id, values.id, systemClock.now().toISOString()))) fail(`no active resource token ${values.id} in organization ${o.id}`);
+        out({ revoked: values.id });
         break;
       }
       default:

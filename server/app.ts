@@ -14,6 +14,7 @@ import { toolRoutes } from './routes/tools.js';
 import { systemRoutes } from './routes/system.js';
 import { accountRoutes } from './routes/account.js';
 import { docsRoutes } from './routes/docs.js';
+import { oauthRoutes } from './routes/oauth.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -44,7 +45,7 @@ export function createServer(kernel: Kernel): QuireServer {
       }
       const useKey = route.auth === 'key' || (route.auth === 'download' && !ctx.query.get('token'));
       if (useKey) {
-        ctx.principal = await authenticate(req, kernel.store);
+        ctx.principal = await authenticate(req, kernel);
         if (limiter.enabled) {
           const d = limiter.take(ctx.principal.subject);
           res.setHeader('RateLimit-Limit', String(d.limit));
@@ -80,6 +81,7 @@ export function createServer(kernel: Kernel): QuireServer {
     ...systemRoutes(() => routes, () => shuttingDown),
     ...docsRoutes(),
     ...accountRoutes(),
+    ...oauthRoutes(),
     ...fileRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),

@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { HttpError } from '../kernel/errors.js';
 import { API_KEY_PATTERN, hashApiKey } from '../kernel/api-keys.js';
 import type { Role } from '../kernel/model.js';
-import type { Store } from '../kernel/store/store.js';
+import type { Kernel } from '../kernel/kernel.js';
+import { verifyAccessToken } from '../kernel/access-tokens.js';
 
 export interface Principal {
   orgId: string;
@@ -33,7 +34,8 @@ function bearerKind(token: string): 'access' | 'resource' | 'jwt' | 'api-key' | 
   return 'other';
 }
 
-export async function authenticate(req: IncomingMessage, store: Store): Promise<Principal> {
+export async function authenticate(req: IncomingMessage, kernel: Kernel): Promise<Principal> {
+  const { store } = kernel;
   const apiKey = req.headers['x-api-key'];
   if (typeof apiKey === 'string' && apiKey) {
     if (!API_KEY_PATTERN.test(apiKey)) throw new HttpError('UNAUTHENTICATED', 'The X-API-Key header is not an API key; keys start with ak_.');
@@ -47,8 +49,15 @@ export async function authenticate(req: IncomingMessage, store: Store): Promise<
     if (!m) throw new HttpError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <access token>"; or send an API key in X-API-Key.');
     const kind = bearerKind(m[1]!);
     switch (kind) {
-      case 'access':
-        throw new HttpError('UNAUTHENTICATED', 'The access token is unknown or expired; obtain a new one through the token exchange.');
+      case 'access': {
+        const claims = verifyAccessToken(kernel.secret, m[1]!, Math.floor(kernel.clock.now().getTime() / 1000));
+        const grant = claims ? await store.getResourceToken(claims.rt) : undefined;
+        const client = grant ? await store.getIntegrationClient(grant.clientId) : undefined;
+        if (!claims || !grant || grant.revokedAt || grant.orgId !== claims.org || !client || client.revokedAt) {
+          throw new HttpError('UNAUTHENTICATED', 'The access token is invalid, expired or revoked; obtain a new one through the token exchange.');
+        }
+        return { orgId: grant.orgId, role: grant.role, subject: `rt:${grant.id}` };
+      }
       case 'resource':
         throw new HttpError('WRONG_TOKEN_KIND', 'A resource token (mcp_rt_) cannot be used on the API; exchange it server-side for an mcp_at_ access token.');
       case 'api-key':

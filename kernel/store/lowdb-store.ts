@@ -4,18 +4,21 @@ import { mkdir } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import type { Store } from './store.js';
+import type { IntegrationClient, ResourceTokenRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 interface Data {
   schemaVersion: 1;
   organizations: Record<string, Organization>;
   apiKeys: Record<string, ApiKeyRecord>;
+  integrationClients: Record<string, IntegrationClient>;
+  resourceTokens: Record<string, ResourceTokenRecord>;
   files: Record<string, FileRecord>;
   jobs: Record<string, JobRecord>;
   ledger: LedgerEntry[];
 }
 
-const emptyData = (): Data => ({ schemaVersion: 1, organizations: {}, apiKeys: {}, files: {}, jobs: {}, ledger: [] });
+const emptyData = (): Data => ({ schemaVersion: 1, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [] });
 
 export class LowdbStore implements Store {
   #db: Low<Data>;
@@ -81,6 +84,47 @@ export class LowdbStore implements Store {
     const key = this.#data.apiKeys[id];
     if (!key || key.orgId !== orgId || key.revokedAt) return false;
     key.revokedAt = at;
+    await this.#save();
+    return true;
+  }
+
+  async createIntegrationClient(client: IntegrationClient): Promise<void> {
+    this.#data.integrationClients[client.id] = { ...client };
+    await this.#save();
+  }
+
+  async getIntegrationClient(id: string): Promise<IntegrationClient | undefined> {
+    const c = this.#data.integrationClients[id];
+    return c && { ...c };
+  }
+
+  async listIntegrationClients(): Promise<IntegrationClient[]> {
+    return Object.values(this.#data.integrationClients).map((c) => ({ ...c }));
+  }
+
+  async createResourceToken(token: ResourceTokenRecord): Promise<void> {
+    this.#data.resourceTokens[token.id] = { ...token };
+    await this.#save();
+  }
+
+  async findResourceTokenByHash(hash: string): Promise<ResourceTokenRecord | undefined> {
+    const t = Object.values(this.#data.resourceTokens).find((r) => r.hash === hash);
+    return t && { ...t };
+  }
+
+  async getResourceToken(id: string): Promise<ResourceTokenRecord | undefined> {
+    const t = this.#data.resourceTokens[id];
+    return t && { ...t };
+  }
+
+  async listResourceTokens(orgId: string): Promise<ResourceTokenRecord[]> {
+    return Object.values(this.#data.resourceTokens).filter((t) => t.orgId === orgId).map((t) => ({ ...t }));
+  }
+
+  async revokeResourceToken(orgId: string, id: string, at: string): Promise<boolean> {
+    const t = this.#data.resourceTokens[id];
+    if (!t || t.orgId !== orgId || t.revokedAt) return false;
+    t.revokedAt = at;
     await this.#save();
     return true;
   }

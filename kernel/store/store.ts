@@ -1,4 +1,5 @@
 // The metadata store interface: the embedded lowdb store implements it today, PostgreSQL can later.
+import type { IntegrationClient, ResourceTokenRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface Store {
@@ -13,6 +14,15 @@ export interface Store {
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(orgId: string, id: string, at: string): Promise<boolean>;
+
+  createIntegrationClient(client: IntegrationClient): Promise<void>;
+  getIntegrationClient(id: string): Promise<IntegrationClient | undefined>;
+  listIntegrationClients(): Promise<IntegrationClient[]>;
+  createResourceToken(token: ResourceTokenRecord): Promise<void>;
+  findResourceTokenByHash(hash: string): Promise<ResourceTokenRecord | undefined>;
+  getResourceToken(id: string): Promise<ResourceTokenRecord | undefined>;
+  listResourceTokens(orgId: string): Promise<ResourceTokenRecord[]>;
+  revokeResourceToken(orgId: string, id: string, at: string): Promise<boolean>;
 
   createFile(file: FileRecord): Promise<void>;
   /** Scoped to the organization: another organization's file is undefined. */
