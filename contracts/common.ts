@@ -34,6 +34,7 @@ export const ToolsJobSchema = Type.Object({
   inputFileIds: Type.Array(Uuid),
   outputFileId: Type.Union([Uuid, Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
+  errorCode: Type.Union([Type.String(), Type.Null()], { description: 'Machine-readable code of the failure (docs/errors.md), set when FAILED.' }),
   createdAt: Timestamp,
   startedAt: NullableTimestamp,
   completedAt: NullableTimestamp,

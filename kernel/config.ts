@@ -30,7 +30,7 @@ export const ConfigFileSchema = Type.Object(
     host: Type.Optional(Type.String()),
     dataDir: Type.Optional(Type.String({ minLength: 1 })),
     publicUrl: Type.Optional(Type.String({ minLength: 1 })),
-    bootstrapApiKey: Type.Optional(Type.String({ pattern: '^ak_[A-Za-z0-9]{32,}$' })),
+    bootstrapApiKey: Type.Optional(Type.String({ pattern: '^ak_[A-Za-z0-9]{32,128}$' })),
     bootstrapCredits: Type.Optional(Type.Integer({ minimum: 0 })),
     allowPrivateNetwork: Type.Optional(Type.Boolean()),
     rateLimitPerMinute: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -41,7 +41,7 @@ export async function detectFileType(file: string, nameHint: string): Promise<st
   const found = await fileTypeFromFile(file);
   if (found) return found.mime;
   const head = await readHead(file, 4096);
-  if (!looksLikeText(head)) return 'application/octet-stream';
+  if (!looksLikeText(head, head.length < 4096)) return 'application/octet-stream';
   const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
   if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return 'image/svg+xml';
   if (text.startsWith('<!doctype html') || text.startsWith('<html') || /^<(head|body|meta|title|div|p|h1|table)[\s>]/.test(text)) return 'text/html';
@@ -60,12 +60,12 @@ async function readHead(file: string, n: number): Promise<Buffer> {
   }
 }
 
-function looksLikeText(head: Buffer): boolean {
+function looksLikeText(head: Buffer, whole: boolean): boolean {
   if (head.length === 0) return false;
   if (head.includes(0)) return false;
-  // Valid UTF-8 apart from a sequence cut at the end of the sample.
+  // Valid UTF-8; a sample (not the whole file) may end inside a multi-byte sequence.
   try {
-    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 3)));
+    new TextDecoder('utf-8', { fatal: true }).decode(whole ? head : head.subarray(0, Math.max(0, head.length - 3)));
     return true;
   } catch {
     return false;

@@ -15,7 +15,7 @@ export function toolsJobEvent(job: JobRecord, downloadUrl: string | null): Recor
       completedAt: job.completedAt,
     };
   }
-  return { event: 'job.failed', jobType: 'tools', jobId: job.id, action: job.action, status: job.status, error: job.error, completedAt: job.completedAt };
+  return { event: 'job.failed', jobType: 'tools', jobId: job.id, action: job.action, status: job.status, error: job.error, errorCode: job.errorCode, completedAt: job.completedAt };
 }
 
 export class JobNotifier {

@@ -36,7 +36,7 @@ export interface ActionDeclaration {
    * Body fields holding page specs (`n`, `a-b`, `a-`) checked at creation against the page count
    * of the PDF in `file` (a single-file field): malformed or out-of-range specs answer 400.
    */
-  pageSpecs?: Array<{ field: string; file: string; required: boolean }>;
+  pageSpecs?: Array<{ field: string; file: string }>;
   /** Credits charged when the job completes. */
   credits: { perRequest: number };
 }

@@ -35,9 +35,12 @@ export class PluginPool {
     return this.#active;
   }
 
-  /** How many tasks the pool accepts at once before the job runner must hold jobs back. */
+  /**
+   * How many jobs the runner hands over at once: one per thread, so a job is PROCESSING (and its
+   * deadline runs) only while a thread works on it; the rest wait PENDING in the runner's queue.
+   */
   get capacity(): number {
-    return this.limits.maxThreads + this.limits.maxQueue;
+    return this.limits.maxThreads;
   }
 
   /** Names of the functions the plugin's worker module exports (checked against the manifest at boot). */

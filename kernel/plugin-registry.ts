@@ -47,7 +47,7 @@ const ManifestSchema = Type.Object({
       summary: Type.String({ minLength: 1 }),
       description: Type.Optional(Type.String()),
       files: Type.Optional(Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }) }))),
-      pageSpecs: Type.Optional(Type.Array(Type.Object({ field: Type.String(), file: Type.String(), required: Type.Boolean() }))),
+      pageSpecs: Type.Optional(Type.Array(Type.Object({ field: Type.String(), file: Type.String() }, { additionalProperties: false }))),
       credits: Type.Object({ perRequest: Type.Number({ minimum: 0 }) }),
     }),
     { minItems: 1 },
@@ -128,6 +128,9 @@ export class PluginRegistry {
     if (this.plugins.has(m.id)) {
       throw new PluginLoadError(`${name} (${source}) has the same id as ${this.plugins.get(m.id)!.source}; give one of them another id.`);
     }
+    if (!semver.valid(m.version)) {
+      throw new PluginLoadError(`${name} has version ${JSON.stringify(m.version)}, which is not semver (e.g. 1.0.0).`);
+    }
     if (!semver.validRange(m.kernel) || !semver.satisfies(KERNEL_VERSION, m.kernel)) {
       throw new PluginLoadError(`${name} needs kernel ${m.kernel}, but this is kernel ${KERNEL_VERSION}; install a version of the plugin built for kernel ${KERNEL_VERSION}.`);
     }
@@ -152,10 +155,19 @@ export class PluginRegistry {
           throw new PluginLoadError(`${name}: the ${part} schema of ${action.name} does not compile: ${(err as Error).message}.`);
         }
       }
+      if ((c.input as { type?: unknown }).type !== 'object') {
+        throw new PluginLoadError(`${name}: the input schema of ${action.name} must be an object schema (Type.Object), since requests are JSON objects.`);
+      }
       const props = (c.input as { properties?: Record<string, unknown> }).properties ?? {};
       if ('webhook' in props) throw new PluginLoadError(`${name}: the input of ${action.name} must not declare "webhook"; the kernel adds it to every job route.`);
       for (const f of action.files ?? []) {
         if (!(f.field in props)) throw new PluginLoadError(`${name}: ${action.name} declares file field "${f.field}", which its input schema does not have.`);
+      }
+      for (const ps of action.pageSpecs ?? []) {
+        if (!(ps.field in props)) throw new PluginLoadError(`${name}: ${action.name} declares page-spec field "${ps.field}", which its input schema does not have.`);
+        if (!(action.files ?? []).some((f) => f.field === ps.file)) {
+          throw new PluginLoadError(`${name}: ${action.name} checks page specs against "${ps.file}", which is not one of its file fields.`);
+        }
       }
       const taken = this.#routes.get(action.route.path);
       if (taken) {

@@ -18,6 +18,10 @@ import { oauthRoutes } from './routes/oauth.js';
 
 export { API_PREFIX } from './paths.js';
 
+function routePattern(path: string): RegExp {
+  return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+') + '/?$');
+}
+
 export interface QuireServer {
   server: http.Server;
   /** Stops accepting, lets running jobs finish (bounded), closes the kernel. */
@@ -31,6 +35,12 @@ export function createServer(kernel: Kernel): QuireServer {
   const app = polka({
     onNoMatch: (req, res) => {
       const requestId = (res.getHeader('X-Request-Id') as string) ?? randomUUID();
+      const allowed = routes.filter((r) => routePattern(r.path).test(req.path)).map((r) => r.method);
+      if (allowed.length) {
+        const allow = [...new Set(allowed)].join(', ');
+        sendProblem(res, new HttpError('METHOD_NOT_ALLOWED', `${req.path} accepts ${allow}, not ${req.method}.`, undefined, { Allow: allow }), requestId);
+        return;
+      }
       sendProblem(res, new HttpError('NOT_FOUND', `No route ${req.method} ${req.path}.`), requestId);
     },
   });

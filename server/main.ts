@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { loadConfig, ConfigError } from '../kernel/config.js';
 import { Kernel } from '../kernel/kernel.js';
 import { PluginLoadError } from '../kernel/plugin-registry.js';
+import { DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 import { createServer } from './app.js';
 
 async function main(): Promise<void> {
@@ -10,7 +11,7 @@ async function main(): Promise<void> {
   try {
     kernel = await Kernel.start(loadConfig());
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof PluginLoadError) {
+    if (err instanceof ConfigError || err instanceof PluginLoadError || err instanceof DataDirLockedError) {
       process.stderr.write(`quire: refusing to start: ${err.message}\n`);
       process.exit(78);
     }

@@ -12,6 +12,7 @@ export function toolsJobView(kernel: Kernel, job: JobRecord): ToolsJob {
     inputFileIds: job.inputFileIds,
     outputFileId: job.outputFileId,
     error: job.error,
+    errorCode: job.errorCode,
     createdAt: job.createdAt,
     startedAt: job.startedAt,
     completedAt: job.completedAt,

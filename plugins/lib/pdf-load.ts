@@ -23,7 +23,7 @@ import { BOMB_FLOOR_BYTES, MAX_INFLATE_RATIO, MAX_OBJECT_NESTING, findDecompress
 /** The error codes this module throws, with what each means; manifests spread it into `errors`. */
 export const PDF_LOAD_ERRORS = {
   PDF_UNREADABLE: 'An input is not a readable PDF: not a PDF at all, damaged, truncated, or its page tree is broken (for example it loops back on itself).',
-  PDF_ENCRYPTED: 'An input is password-protected or encrypted; unlock it first with /tools/pdf/unlock.',
+  PDF_ENCRYPTED: 'An input is password-protected or encrypted; remove its password first and upload the unlocked file.',
   PDF_NO_PAGES: 'An input PDF has no pages.',
   PDF_TOO_COMPLEX: 'An input PDF nests its objects or page tree too deeply to process safely.',
   PDF_DECOMPRESSION_BOMB: `An input PDF has a compressed stream that inflates far beyond any real content (over ${BOMB_FLOOR_BYTES / 2 ** 20} MB and ${MAX_INFLATE_RATIO} times its size): a decompression bomb.`,
@@ -32,7 +32,7 @@ export const PDF_LOAD_ERRORS = {
 /** Deepest page tree accepted; real page trees are a handful of levels deep. */
 export const MAX_PAGE_TREE_DEPTH = 256;
 
-const UNLOCK_HINT = 'unlock it first with /tools/pdf/unlock';
+const UNLOCK_HINT = 'remove its password first';
 
 export interface OpenedPdf {
   doc: PDFDocument;

@@ -21,7 +21,7 @@ export default definePlugin({
           'Creates a tools job that adds `angle` to the `/Rotate` of the pages named in `pages` (all pages when omitted) and returns the PDF (`rotated.pdf`). ' +
           'Page content is not re-rendered; viewers and printers apply the rotation.',
         files: [{ field: 'fileId', accept: ['application/pdf'] }],
-        pageSpecs: [{ field: 'pages', file: 'fileId', required: false }],
+        pageSpecs: [{ field: 'pages', file: 'fileId' }],
         credits: { perRequest: 1 },
       },
     ],

@@ -21,7 +21,7 @@ export default definePlugin({
           'Creates a tools job that copies the pages of each range in `ranges` (`n`, `a-b`, `a-`) into its own PDF. ' +
           'One range gives that PDF (`application/pdf`); several give a ZIP (`application/zip`) with one PDF per range, named `page-<n>.pdf` or `pages-<a>-<b>.pdf`.',
         files: [{ field: 'fileId', accept: ['application/pdf'] }],
-        pageSpecs: [{ field: 'ranges', file: 'fileId', required: true }],
+        pageSpecs: [{ field: 'ranges', file: 'fileId' }],
         credits: { perRequest: 1 },
       },
     ],

@@ -46,7 +46,7 @@ async function createKey(ctx: RouteContext): Promise<void> {
   if (!roleAtLeast(p.role, body.role)) throw new HttpError('FORBIDDEN', `A ${p.role} key cannot create ${body.role} keys.`);
   const { id, key } = await createApiKey(ctx.kernel.store, ctx.kernel.clock, p.orgId, body.role, body.name);
   const rec = (await ctx.kernel.store.listApiKeys(p.orgId)).find((k) => k.id === id)!;
-  sendJson(ctx.res, 201, { ...keyView(rec), key }, { Location: `${API_PREFIX}/api-keys/${id}` });
+  sendJson(ctx.res, 201, { ...keyView(rec), key });
 }
 
 async function revokeKey(ctx: RouteContext): Promise<void> {

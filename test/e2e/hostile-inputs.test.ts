@@ -41,6 +41,7 @@ for (const [name, make, pattern] of cases) {
     assert.match(job.error, pattern);
     assert.not.match(job.error, /deadline/i, 'fails on inspection, not by running out of time');
     assert.is(job.outputFileId, null);
+    assert.match(job.errorCode, /^PDF_[A-Z_]+$/);
     assert.is(await balance(), before);
     assert.is((await api.get('/readyz')).status, 200);
   });

@@ -70,6 +70,14 @@ test('every documented route answers (not 404 NOT_FOUND for an unknown route)', 
   }
 });
 
+test('answers 405 METHOD_NOT_ALLOWED with Allow for a known path and the wrong method', async () => {
+  const r = await api.get('/api/v1/dev/tools/pdf/merge');
+  assert.is(r.status, 405);
+  assert.is(r.body.code, 'METHOD_NOT_ALLOWED');
+  assert.is(r.headers.get('allow'), 'POST');
+  assert.is((await api.get('/api/v1/dev/no/such/route')).status, 404);
+});
+
 test('renders /docs with Swagger UI served from the installed package', async () => {
   const page = await api.withKey(null).get('/docs');
   assert.is(page.status, 200);

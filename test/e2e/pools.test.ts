@@ -27,6 +27,7 @@ test('fails a job that outlives its deadline, kills its thread, and charges noth
   const job = await api.waitForJob((await api.post('/api/v1/dev/test/sleep', { ms: 30_000 })).body.id);
   assert.is(job.status, 'FAILED');
   assert.match(job.error, 'deadline');
+  assert.is(job.errorCode, 'DEADLINE_EXCEEDED');
   assert.is(await balance(), before);
   const next = await api.waitForJob((await api.post('/api/v1/dev/test/sleep', { ms: 5 })).body.id);
   assert.is(next.status, 'COMPLETED');
@@ -45,6 +46,7 @@ test('fails only the job whose worker thread exits', async () => {
   const job = await api.waitForJob((await api.post('/api/v1/dev/test/crash', {})).body.id);
   assert.is(job.status, 'FAILED');
   assert.match(job.error, 'crashed');
+  assert.is(job.errorCode, 'WORKER_CRASHED');
   const next = await api.waitForJob((await api.post('/api/v1/dev/test/sleep', { ms: 5 })).body.id);
   assert.is(next.status, 'COMPLETED');
 });
@@ -53,6 +55,7 @@ test('fails a job whose plugin returns a result that breaks its contract', async
   const job = await api.waitForJob((await api.post('/api/v1/dev/test/bad-result', {})).body.id);
   assert.is(job.status, 'FAILED');
   assert.match(job.error, 'breaks its contract');
+  assert.is(job.errorCode, 'INVALID_RESULT');
 });
 
 test('answers 503 SERVICE_BUSY with Retry-After once the plugin backlog is full, and runs what it accepted', async () => {

@@ -106,6 +106,7 @@ test('posts job.failed with the error and sends Basic auth', async () => {
   assert.is(call.body.event, 'job.failed');
   assert.is(call.body.status, 'FAILED');
   assert.is(call.body.error, job.error);
+  assert.is(call.body.errorCode, job.errorCode);
   assert.is(call.body.jobId, job.id);
   assert.not.ok('downloadUrl' in call.body);
   await hook.close();

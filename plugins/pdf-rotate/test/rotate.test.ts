@@ -58,7 +58,7 @@ async function prerotatedPdf(rotations: number[]): Promise<Uint8Array> {
 test('the manifest declares pdf.rotate on POST /tools/pdf/rotate with optional page specs', async () => {
   assert.is(plugin.manifest.id, 'pdf-rotate');
   assert.equal(action.route, { method: 'POST', path: '/tools/pdf/rotate' });
-  assert.equal(action.pageSpecs, [{ field: 'pages', file: 'fileId', required: false }]);
+  assert.equal(action.pageSpecs, [{ field: 'pages', file: 'fileId' }]);
   assert.equal(Object.keys(plugin.manifest.errors).sort(), ['PAGE_OUT_OF_RANGE', 'PAGE_SPEC_INVALID', 'PDF_DECOMPRESSION_BOMB', 'PDF_ENCRYPTED', 'PDF_NO_PAGES', 'PDF_TOO_COMPLEX', 'PDF_UNREADABLE']);
   assert.equal(await pool.describe(), [action.export]);
 });
@@ -112,10 +112,10 @@ test('fails with PDF_UNREADABLE when the PDF is truncated', async () => {
   assert.match(error.message, 'truncated');
 });
 
-test('fails with PDF_ENCRYPTED pointing at the unlock tool when the PDF is encrypted', async () => {
+test('fails with PDF_ENCRYPTED asking for the password to be removed when the PDF is encrypted', async () => {
   const { error } = await rejection(await encryptedPdf());
   assert.is(error.code, 'PDF_ENCRYPTED');
-  assert.match(error.message, '/tools/pdf/unlock');
+  assert.match(error.message, 'remove its password first');
 });
 
 test('fails with PDF_NO_PAGES when the page tree is empty', async () => {
