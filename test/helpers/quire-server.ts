@@ -54,7 +54,7 @@ function baseEnv(dataDir: string, extra: Record<string, string>, configPath?: st
   return env;
 }
 
-export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
+function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string; output: () => string } {
   const dataDir = opts.dataDir ?? tempDir();
   let configPath: string | undefined;
   if (opts.config) {
@@ -65,10 +65,15 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
+  return { proc, dataDir, output: () => out };
+}
+
+export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
+  const { proc, dataDir, output } = spawnServer(opts);
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start in 30 s:\n${output()}`)), 30_000);
     const onData = () => {
-      const m = /"port":(\d+)[^\n]*Quire listening/.exec(out);
+      const m = /"port":(\d+)[^\n]*Quire listening/.exec(output());
       if (m) {
         clearTimeout(timer);
         proc.stdout!.off('data', onData);
@@ -78,7 +83,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     proc.stdout!.on('data', onData);
     proc.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening:\n${out}`));
+      reject(new Error(`server exited with ${code} before listening:\n${output()}`));
     });
   });
   const exited = once(proc, 'exit');
@@ -87,7 +92,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     port,
     dataDir,
     proc,
-    logs: () => out,
+    logs: output,
     async stop() {
       if (proc.exitCode !== null) return proc.exitCode;
       proc.kill('SIGTERM');
@@ -104,20 +109,11 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
 /** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
 export async function startExpectingFailure(opts: ServerOptions): Promise<{ code: number | null; output: string }> {
-  const dataDir = opts.dataDir ?? tempDir();
-  let configPath: string | undefined;
-  if (opts.config) {
-    configPath = path.join(dataDir, '..', `${path.basename(dataDir)}-config.json`);
-    writeFileSync(configPath, JSON.stringify(opts.config));
-  }
-  const proc = spawn(process.execPath, [MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  proc.stdout!.on('data', (d) => (output += d));
-  proc.stderr!.on('data', (d) => (output += d));
+  const { proc, output } = spawnServer(opts);
   const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
   const [code] = (await once(proc, 'exit')) as [number | null];
   clearTimeout(timer);
-  return { code, output };
+  return { code, output: output() };
 }
 
 /** Runs the admin CLI against a data dir; returns parsed JSON output. */
