@@ -73,36 +73,48 @@ async function main(): Promise<void> {
   const split = poolFor(splitPlugin);
   const hasQpdf = await qpdfAvailable();
   try {
-    const generated = await makePdf(200, { label: 'Bench' });
+    // Each input has a twin of the same make and size, so merges of two different files are timed too
+    // (given the same file twice, Quire and qpdf both read it once).
+    const [generated, generatedTwin] = await Promise.all([makePdf(200, { label: 'Bench' }), makePdf(200, { label: 'Twin' })]);
     const quarters = await Promise.all(['North', 'East', 'South', 'West'].map((label) => makePdf(50, { label })));
     const quarterFiles = await Promise.all(quarters.map(async (bytes, i) => {
       const file = path.join(dir, `quarter-${i}.pdf`);
       await writeFile(file, bytes);
       return file;
     }));
-    let mergedByQpdf: Uint8Array | null = null;
-    if (hasQpdf) {
-      await exec('qpdf', ['--empty', '--pages', ...quarterFiles, '--', path.join(dir, 'four-quarters.pdf')]);
-      mergedByQpdf = new Uint8Array(await readFile(path.join(dir, 'four-quarters.pdf')));
-    } else {
-      const out = await merge.run('merge', { params: {}, files: files('fileIds', quarters), settings: {} });
-      mergedByQpdf = out.file!.bytes;
-    }
-    const inputs: Array<[string, Uint8Array]> = [
-      ['200 pages (pdf-lib)', generated],
-      ['4×50 merged (qpdf)', mergedByQpdf],
+    const mergeQuarters = async (order: number[], name: string): Promise<Uint8Array> => {
+      if (!hasQpdf) {
+        const out = await merge.run('merge', { params: {}, files: files('fileIds', order.map((i) => quarters[i]!)), settings: {} });
+        return out.file!.bytes;
+      }
+      await exec('qpdf', ['--empty', '--pages', ...order.map((i) => quarterFiles[i]!), '--', path.join(dir, name)]);
+      return new Uint8Array(await readFile(path.join(dir, name)));
+    };
+    const mergedByQpdf = await mergeQuarters([0, 1, 2, 3], 'four-quarters.pdf');
+    const mergedByQpdfTwin = await mergeQuarters([3, 2, 1, 0], 'four-quarters-reversed.pdf');
+    const inputs: Array<[string, Uint8Array, Uint8Array]> = [
+      ['200 pages (pdf-lib)', generated, generatedTwin],
+      ['4×50 merged (qpdf)', mergedByQpdf, mergedByQpdfTwin],
     ];
 
     const rows: Row[] = [];
-    for (const [name, bytes] of inputs) {
+    for (const [name, bytes, twin] of inputs) {
       const inFile = path.join(dir, `in-${rows.length}.pdf`);
+      const twinFile = path.join(dir, `twin-${rows.length}.pdf`);
       await writeFile(inFile, bytes);
+      await writeFile(twinFile, twin);
       const ops: Array<{ operation: string; quire: () => Promise<WorkerOutput>; qpdf: (out: string) => Promise<unknown>; outPrefix: string }> = [
         {
           operation: 'merge 2× → 400 pages',
           quire: () => merge.run('merge', { params: {}, files: files('fileIds', [bytes, bytes]), settings: {} }),
           qpdf: (out) => exec('qpdf', ['--empty', '--pages', inFile, inFile, '--', `${out}.pdf`]),
           outPrefix: 'merge',
+        },
+        {
+          operation: 'merge it + twin → 400 pages',
+          quire: () => merge.run('merge', { params: {}, files: files('fileIds', [bytes, twin]), settings: {} }),
+          qpdf: (out) => exec('qpdf', ['--empty', '--pages', inFile, twinFile, '--', `${out}.pdf`]),
+          outPrefix: 'twins',
         },
         {
           operation: 'split 1-100, 101-200',
@@ -154,7 +166,8 @@ function print(rows: Row[]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   console.log(`pdf.merge / pdf.split vs qpdf — median of ${RUNS} runs after ${WARMUP} warm-up runs, wall time; qpdf runs as a child process (spawn included).`);
-  console.log('qpdf/Quire > 1 means Quire is faster. Quire split outputs for several ranges are a ZIP.\n');
+  console.log('qpdf/Quire > 1 means Quire is faster. Quire split outputs for several ranges are a ZIP.');
+  console.log('"merge 2×" gives the same file twice; "it + twin" a different file of the same make and size.\n');
   console.log(line(header));
   console.log(`|${widths.map((w, i) => (i < 2 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const row of body) console.log(line(row));

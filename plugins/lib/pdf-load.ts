@@ -18,6 +18,8 @@ import {
   type PDFObject,
 } from 'pdf-lib';
 import { PluginError } from '../../kernel/plugin-api.js';
+import { cachePdfNames } from './pdf-name-cache.js';
+import { MIN_OBJECTS_FOR_OBJECT_STREAMS, OBJECTS_PER_STREAM } from './pdf-page-writer.js';
 import { BOMB_FLOOR_BYTES, MAX_INFLATE_RATIO, MAX_OBJECT_NESTING, findDecompressionBomb, scanRawPdf } from './pdf-prescan.js';
 
 /** The error codes this module throws, with what each means; manifests spread it into `errors`. */
@@ -37,6 +39,8 @@ const UNLOCK_HINT = 'remove its password first';
 export interface OpenedPdf {
   doc: PDFDocument;
   pageCount: number;
+  /** The pages in order: the kids of the flat page tree openPdf leaves in place of the original one. */
+  pageRefs: PDFRef[];
   /** Whether the file packs objects into object streams; outputs follow their inputs (as qpdf's default does). */
   objectStreams: boolean;
 }
@@ -83,16 +87,18 @@ export async function openPdf(bytes: Uint8Array, label: string, opts: OpenPdfOpt
       { input: label, object: bomb.object },
     );
   }
+  cachePdfNames();
   const context = await guardPdf(label, 'read', () => parseQuietly(bytes));
   if (context.lookup(context.trailerInfo.Encrypt) && !opts.allowEncrypted) {
     throw new PluginError('PDF_ENCRYPTED', `${label} is encrypted; ${UNLOCK_HINT} and send the unlocked file.`, { input: label });
   }
-  const pageCount = guardPdfSync(label, 'read', () => flattenPageTree(context, label));
+  const pageRefs = guardPdfSync(label, 'read', () => flattenPageTree(context, label));
+  const pageCount = pageRefs.length;
   if (pageCount === 0 && !opts.allowEmpty) {
     throw new PluginError('PDF_NO_PAGES', `${label} has no pages.`, { input: label });
   }
   const doc = new DocumentFromContext(context, true, false);
-  return { doc, pageCount, objectStreams: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ObjStm') };
+  return { doc, pageCount, pageRefs, objectStreams: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ObjStm') };
 }
 
 /** The page count of a PDF, verified as in openPdf (encrypted files are counted when their structure is readable). */
@@ -101,13 +107,9 @@ export async function countPdfPages(bytes: Uint8Array): Promise<number> {
   return pageCount;
 }
 
-/** Object streams pay off once a file has a few dozen small objects; a one-page part has about eight. */
-const MIN_OBJECTS_FOR_OBJECT_STREAMS = 50;
-/** Objects per object stream: qpdf's default; pdf-lib's 50 means twice the deflate setups. */
-const OBJECTS_PER_STREAM = 100;
-
 /**
- * Writes the document without yielding to the event loop (the worker has nothing else to do).
+ * Writes the whole document with pdf-lib (pdf.rotate keeps everything, outlines and forms included;
+ * merge and split write only pages, with PdfPageWriter), without yielding to the event loop.
  * Object streams make a file about a third smaller but cost time, so they are used when the
  * input had them (as qpdf's default does) and the output has enough objects to gain from them.
  */
@@ -134,7 +136,8 @@ export async function guardPdf<T>(label: string, step: 'read' | 'copy' | 'write'
   }
 }
 
-function guardPdfSync<T>(label: string, step: 'read', fn: () => T): T {
+/** guardPdf for a step that does not await. */
+export function guardPdfSync<T>(label: string, step: 'read' | 'copy' | 'write', fn: () => T): T {
   try {
     return fn();
   } catch (err) {
@@ -193,9 +196,9 @@ interface TreeFrame {
 /**
  * Walks the page tree from the catalog with an explicit stack (no recursion), refusing cycles,
  * shared nodes, missing nodes and excessive depth; then replaces it by one flat /Pages node whose
- * kids are the leaves in order, each carrying the entries it used to inherit. Returns the page count.
+ * kids are the leaves in order, each carrying the entries it used to inherit. Returns those kids.
  */
-function flattenPageTree(context: PDFContext, label: string): number {
+function flattenPageTree(context: PDFContext, label: string): PDFRef[] {
   const rootRef = context.trailerInfo.Root;
   const root = rootRef ? context.lookup(rootRef) : undefined;
   if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict)) throw unreadable(label, 'it has no document catalog (the file may be truncated)');
@@ -264,7 +267,7 @@ function flattenPageTree(context: PDFContext, label: string): number {
   for (const ref of treeNodes) if (ref !== flatRef) context.delete(ref);
   context.assign(flatRef, flat);
   catalog.set(N.Pages, flatRef);
-  return leaves.length;
+  return leaves.map((leaf) => leaf.ref);
 }
 
 /** A page whose content stream is missing or broken would be copied as a silently blank page. */

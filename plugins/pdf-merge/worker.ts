@@ -1,23 +1,30 @@
-// Worker of pdf.merge: copies every page of every input, in request order, into a new PDF.
-import { PDFDocument } from 'pdf-lib';
+// Worker of pdf.merge: writes every page of every input, in request order, into a new PDF.
 import type { WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
-import { guardPdf, openPdf, savePdf } from '../lib/pdf-load.js';
+import { guardPdfSync, openPdf, type OpenedPdf } from '../lib/pdf-load.js';
+import { PdfPageWriter } from '../lib/pdf-page-writer.js';
 import type { MergeParams, MergeResultBody } from './contract.js';
 
 export async function merge(input: WorkerInput<MergeParams>): Promise<WorkerOutput> {
   const files = input.files.filter((f) => f.field === 'fileIds');
-  const out = await PDFDocument.create({ updateMetadata: false });
+  const writer = new PdfPageWriter();
+  const opened: Array<{ bytes: Buffer; pdf: OpenedPdf }> = [];
   const sourcePageCounts: number[] = [];
   let objectStreams = false;
   for (const [i, file] of files.entries()) {
     const label = `fileIds[${i}]`;
-    const { doc, pageCount, objectStreams: packed } = await openPdf(file.bytes, label);
-    objectStreams ||= packed;
-    const pages = await guardPdf(label, 'copy', () => out.copyPages(doc, Array.from({ length: pageCount }, (_, k) => k)));
-    for (const page of pages) out.addPage(page);
-    sourcePageCounts.push(pageCount);
+    const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
+    // A file given again (a cover sheet between chapters) is parsed once; its pages are still written once per mention.
+    let pdf = opened.find((o) => o.bytes.equals(bytes))?.pdf;
+    if (!pdf) {
+      pdf = await openPdf(file.bytes, label);
+      opened.push({ bytes, pdf });
+    }
+    const { doc, pageRefs } = pdf;
+    objectStreams ||= pdf.objectStreams;
+    guardPdfSync(label, 'copy', () => writer.addPages(doc.context, pageRefs, label));
+    sourcePageCounts.push(pageRefs.length);
   }
-  const bytes = await savePdf(out, 'the merged PDF', objectStreams);
-  const result: MergeResultBody = { pageCount: out.getPageCount(), sourcePageCounts };
+  const bytes = guardPdfSync('the merged PDF', 'write', () => writer.toBytes(objectStreams));
+  const result: MergeResultBody = { pageCount: writer.pageCount, sourcePageCounts };
   return { file: { bytes, mimeType: 'application/pdf', filename: 'merged.pdf' }, result };
 }

@@ -1,15 +1,15 @@
 // Worker of pdf.split: one new PDF per page range; several ranges are packed into a ZIP.
-import JSZip from 'jszip';
-import { PDFDocument } from 'pdf-lib';
 import type { WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
 import { resolveSpecs } from '../lib/page-selection.js';
-import { guardPdf, openPdf, savePdf } from '../lib/pdf-load.js';
+import { guardPdfSync, openPdf } from '../lib/pdf-load.js';
+import { PdfPageWriter } from '../lib/pdf-page-writer.js';
 import type { SplitParams, SplitResultBody } from './contract.js';
+import { storedZip } from './zip-store.js';
 
 export async function split(input: WorkerInput<SplitParams>): Promise<WorkerOutput> {
   const file = input.files.find((f) => f.field === 'fileId') ?? input.files[0];
   if (!file) throw new Error('pdf.split received no input file.');
-  const { doc, pageCount, objectStreams } = await openPdf(file.bytes, 'fileId');
+  const { doc, pageCount, pageRefs, objectStreams } = await openPdf(file.bytes, 'fileId');
   const ranges = input.params.ranges;
   const selections = resolveSpecs('ranges', ranges, pageCount);
 
@@ -17,10 +17,9 @@ export async function split(input: WorkerInput<SplitParams>): Promise<WorkerOutp
   const parts: SplitResultBody['parts'] = [];
   const outputs: Uint8Array[] = [];
   for (const [i, indices] of selections.entries()) {
-    const part = await PDFDocument.create({ updateMetadata: false });
-    const pages = await guardPdf('fileId', 'copy', () => part.copyPages(doc, indices));
-    for (const page of pages) part.addPage(page);
-    outputs.push(await savePdf(part, `the part for ranges[${i}]`, objectStreams));
+    const part = new PdfPageWriter();
+    guardPdfSync('fileId', 'copy', () => part.addPages(doc.context, indices.map((k) => pageRefs[k]!), 'fileId'));
+    outputs.push(guardPdfSync(`the part for ranges[${i}]`, 'write', () => part.toBytes(objectStreams)));
     const firstPage = indices[0]! + 1;
     const lastPage = indices[indices.length - 1]! + 1;
     parts.push({ range: ranges[i]!, firstPage, lastPage, pageCount: indices.length, filename: uniqueName(partName(firstPage, lastPage), taken) });
@@ -30,10 +29,7 @@ export async function split(input: WorkerInput<SplitParams>): Promise<WorkerOutp
   if (outputs.length === 1) {
     return { file: { bytes: outputs[0]!, mimeType: 'application/pdf', filename: parts[0]!.filename }, result };
   }
-  const zip = new JSZip();
-  outputs.forEach((bytes, i) => zip.file(parts[i]!.filename, bytes, { binary: true }));
-  // Stored, not deflated: page content is compressed already, and deflating 200 parts costs more than the split.
-  const bytes = await zip.generateAsync({ type: 'uint8array', compression: 'STORE' });
+  const bytes = storedZip(outputs.map((part, i) => ({ name: parts[i]!.filename, bytes: part })));
   return { file: { bytes, mimeType: 'application/zip', filename: 'split.zip' }, result };
 }
 

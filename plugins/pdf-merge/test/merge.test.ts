@@ -8,6 +8,7 @@ import type { WorkerFile, WorkerOutput } from '../../../kernel/plugin-api.js';
 import { PluginPool } from '../../../kernel/plugin-pool.js';
 import { pdfinfoPages, pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../../test/fixtures/pdf-readers.js';
 import {
+  assemblePdf,
   decompressionBombPdf,
   deeplyNestedPdf,
   deepReferenceChainPdf,
@@ -43,6 +44,40 @@ async function rejection(inputs: Uint8Array[]): Promise<{ error: JobError; ms: n
   throw new Error('unreachable');
 }
 
+/** A 2-page PDF whose first page has a link to its second page. */
+function linkedPdf(): Uint8Array {
+  const text = (t: string) => {
+    const data = Buffer.from(`BT /F1 24 Tf 50 700 Td (${t}) Tj ET\n`, 'latin1');
+    return Buffer.concat([Buffer.from(`<< /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+  };
+  return assemblePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> >>',
+    '<< /Type /Page /Parent 2 0 R /Contents 6 0 R /Annots [8 0 R] >>',
+    '<< /Type /Page /Parent 2 0 R /Contents 7 0 R >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    text('Linked page 1'),
+    text('Linked page 2'),
+    '<< /Type /Annot /Subtype /Link /Rect [50 650 300 750] /Border [0 0 0] /Dest [4 0 R /Fit] /P 3 0 R >>',
+  ]);
+}
+
+/** For each page, the 0-based page index each of its link annotations jumps to, read by pdfjs. */
+async function linkTargets(bytes: Uint8Array): Promise<number[][]> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  const doc = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, verbosity: 0 }).promise;
+  try {
+    const targets: number[][] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const links = (await (await doc.getPage(n)).getAnnotations()).filter((a) => a.subtype === 'Link');
+      targets.push(await Promise.all(links.map((a) => doc.getPageIndex((a.dest as [{ num: number; gen: number }])[0]))));
+    }
+    return targets;
+  } finally {
+    await doc.destroy();
+  }
+}
+
 /** "A page 2" from "A page 2 Generated fixture A, page 2 of 3." */
 function headings(texts: string[]): string[] {
   return texts.map((t) => /^\S+ page \d+/.exec(t)?.[0] ?? t);
@@ -72,6 +107,15 @@ test('merges the same file given twice into a document that holds both copies', 
   const same = await makePdf(2, { label: 'Twice' });
   const out = await run([same, same]);
   assert.equal(headings(await pdfPageTexts(out.file!.bytes)), ['Twice page 1', 'Twice page 2', 'Twice page 1', 'Twice page 2']);
+});
+
+test('points a link to another page of the same input at that page\'s copy, in each copy of the input', async () => {
+  const out = await run([linkedPdf(), linkedPdf()]);
+  const bytes = out.file!.bytes;
+  assert.equal(headings(await pdfPageTexts(bytes)), ['Linked page 1', 'Linked page 2', 'Linked page 1', 'Linked page 2']);
+  assert.equal(await linkTargets(bytes), [[1], [], [3], []]);
+  const check = await qpdfCheck(bytes);
+  assert.ok(check.ok, check.output);
 });
 
 test('keeps the rotation, size and fonts a page inherits from its page tree', async () => {
@@ -144,6 +188,13 @@ test('fails with PDF_TOO_COMPLEX instead of a crashed thread when page resources
   assert.is(error.code, 'PDF_TOO_COMPLEX');
   assert.match(error.message, 'fileIds[1]');
   assert.ok(ms < 15_000, `took ${ms} ms`);
+});
+
+test('merges a PDF whose page resources chain 8,000 objects deep, the deepest accepted', async () => {
+  const out = await run([await makePdf(1), deepReferenceChainPdf(8_000)]);
+  assert.equal(out.result, { pageCount: 2, sourcePageCounts: [1, 1] });
+  const check = await qpdfCheck(out.file!.bytes);
+  assert.ok(check.ok, check.output);
 });
 
 /** Bytes the fixture's content stream inflates to, counted while streaming (layers as declared). */

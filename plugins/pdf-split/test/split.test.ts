@@ -10,6 +10,7 @@ import { pdfinfoPages, pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../.
 import {
   decompressionBombPdf,
   deeplyNestedPdf,
+  deepReferenceChainPdf,
   emptyPdf,
   encryptedPdf,
   inheritedAttributesPdf,
@@ -157,6 +158,13 @@ test('fails with PDF_TOO_COMPLEX instead of a crashed thread when arrays nest 50
   const { error, ms } = await rejection(deeplyNestedPdf(), ['1']);
   assert.is(error.code, 'PDF_TOO_COMPLEX');
   assert.ok(ms < 10_000, `took ${ms} ms`);
+});
+
+test('fails with PDF_TOO_COMPLEX instead of a crashed thread when page resources chain 30,000 objects deep', async () => {
+  const { error, ms } = await rejection(deepReferenceChainPdf(30_000), ['1']);
+  assert.is(error.code, 'PDF_TOO_COMPLEX');
+  assert.match(error.message, /^fileId /);
+  assert.ok(ms < 15_000, `took ${ms} ms`);
 });
 
 test('fails with PDF_DECOMPRESSION_BOMB quickly when a content stream inflates to 1 GB', async () => {
