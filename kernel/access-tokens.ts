@@ -34,6 +34,7 @@ export function verifyAccessToken(secret: Buffer, token: string, nowSeconds: num
   if (!m) return null;
   const expected = mac(secret, m[1]!);
   const given = Buffer.from(m[2]!, 'base64url');
+  if (given.toString('base64url') !== m[2]) return null;
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   let claims: AccessClaims;
   try {

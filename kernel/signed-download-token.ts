@@ -26,6 +26,8 @@ export function verifyDownloadToken(secret: Buffer, token: string, fileId: strin
   const expiresAt = Number(exp);
   const expected = mac(secret, { orgId, fileId, expiresAt });
   const given = Buffer.from(sig, 'base64url');
+  // Only the canonical encoding counts: base64url ignores the low bits of the last character.
+  if (given.toString('base64url') !== sig) return null;
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   if (expiresAt < nowSeconds) return null;
   return orgId;
