@@ -25,7 +25,7 @@ interface Row {
 }
 
 function poolFor(plugin: PluginDefinition): PluginPool {
-  return new PluginPool(plugin.manifest.id, String(plugin.worker instanceof URL ? plugin.worker.href : plugin.worker), plugin.manifest.pool);
+  return PluginPool.forPlugin(plugin);
 }
 
 function median(values: number[]): number {

@@ -1,6 +1,7 @@
 // Integration access: resource tokens (`mcp_rt_`, long-lived, stored hashed) are exchanged (RFC 8693)
 // by a trusted client for short-lived, HMAC-signed access tokens (`mcp_at_`) with the Developer API audience.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { signatureMatches } from './hmac-signature.js';
 import { generateSecret, hashApiKey, keyPrefix } from './api-keys.js';
 import type { Store } from './store/store.js';
 import type { Clock } from './clock.js';
@@ -32,10 +33,7 @@ export function signAccessToken(secret: Buffer, claims: AccessClaims): string {
 export function verifyAccessToken(secret: Buffer, token: string, nowSeconds: number): AccessClaims | null {
   const m = /^mcp_at_([A-Za-z0-9_-]{10,2048})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!m) return null;
-  const expected = mac(secret, m[1]!);
-  const given = Buffer.from(m[2]!, 'base64url');
-  if (given.toString('base64url') !== m[2]) return null;
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  if (!signatureMatches(m[2]!, mac(secret, m[1]!))) return null;
   let claims: AccessClaims;
   try {
     claims = JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as AccessClaims;

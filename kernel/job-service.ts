@@ -46,8 +46,9 @@ export class JobService {
 
     const now = this.clock.now().toISOString();
     const files = new Map<string, FileRecord>();
-    for (const ref of inputFileRefs(action, params)) {
-      const path = fieldPath(action, params, ref);
+    const refs = inputFileRefs(action, params);
+    for (const ref of refs) {
+      const path = fieldPath(params, ref);
       const rec = await this.store.getFile(orgId, ref.fileId);
       if (!rec || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
       const accept = action.files!.find((f) => f.field === ref.field)!.accept;
@@ -88,7 +89,7 @@ export class JobService {
         action: action.name,
         status: 'PENDING',
         params,
-        inputFileIds: [...new Set(inputFileRefs(action, params).map((r) => r.fileId))],
+        inputFileIds: [...new Set(refs.map((r) => r.fileId))],
         outputFileId: null,
         error: null,
         errorCode: null,
@@ -137,7 +138,7 @@ export class JobService {
   }
 }
 
-function fieldPath(action: RegisteredAction['action'], params: Record<string, unknown>, ref: { field: string; fileId: string }): string {
+function fieldPath(params: Record<string, unknown>, ref: { field: string; fileId: string }): string {
   const value = params[ref.field];
   return Array.isArray(value) ? `${ref.field}[${value.indexOf(ref.fileId)}]` : ref.field;
 }

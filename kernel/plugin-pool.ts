@@ -2,14 +2,14 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { JobError } from './errors.js';
-import type { PoolLimits, WorkerInput, WorkerOutput } from './plugin-api.js';
+import type { PluginDefinition, PoolLimits, WorkerInput, WorkerOutput } from './plugin-api.js';
+import { wholeBuffer } from './transferable.js';
 import type { HostReply, HostTask } from './worker-host.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
 
 export class PluginPool {
   readonly #piscina: Piscina<HostTask, HostReply>;
-  #active = 0;
 
   constructor(
     readonly pluginId: string,
@@ -30,9 +30,10 @@ export class PluginPool {
     });
   }
 
-  /** Tasks the pool holds now (running plus queued inside Piscina). */
-  get active(): number {
-    return this.#active;
+  /** The pool of a plugin, with its manifest's limits unless the operator overrides them. */
+  static forPlugin(def: PluginDefinition, limits: PoolLimits = def.manifest.pool): PluginPool {
+    const workerUrl = typeof def.worker === 'string' ? def.worker : def.worker.href;
+    return new PluginPool(def.manifest.id, workerUrl, limits);
   }
 
   /**
@@ -56,12 +57,9 @@ export class PluginPool {
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const transferList: ArrayBuffer[] = [];
     for (const f of input.files) {
-      const b = f.bytes;
-      if (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer && !transferList.includes(b.buffer)) {
-        transferList.push(b.buffer);
-      }
+      const buffer = wholeBuffer(f.bytes);
+      if (buffer && !transferList.includes(buffer)) transferList.push(buffer);
     }
-    this.#active++;
     try {
       const reply = await this.#piscina.run({ kind: 'run', exportName, input }, { signal: controller.signal, transferList: transferList as never });
       if (!reply.ok) throw new JobError(reply.error.code, reply.error.message, reply.error.details);
@@ -78,7 +76,6 @@ export class PluginPool {
       throw new JobError('WORKER_CRASHED', `The ${this.pluginId} worker crashed: ${(err as Error).message}`);
     } finally {
       clearTimeout(timer);
-      this.#active--;
     }
   }
 

@@ -207,8 +207,8 @@ export class PluginRegistry {
       if (p.state !== 'enabled') continue;
       const m = p.definition.manifest;
       const limits: PoolLimits = { ...m.pool, ...(this.config.plugins[m.id]?.pool ?? {}) };
-      const workerUrl = typeof p.definition.worker === 'string' ? p.definition.worker : p.definition.worker.href;
-      const pool = new PluginPool(m.id, workerUrl, limits);
+      const pool = PluginPool.forPlugin(p.definition, limits);
+      const workerUrl = String(p.definition.worker);
       let exports: string[];
       try {
         exports = await pool.describe();

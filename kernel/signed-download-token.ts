@@ -1,5 +1,6 @@
 // Download tokens: HMAC-signed, expiring, scoped to one file of one organization.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { signatureMatches } from './hmac-signature.js';
 
 export interface DownloadClaims {
   fileId: string;
@@ -25,10 +26,7 @@ export function verifyDownloadToken(secret: Buffer, token: string, fileId: strin
   if (!/^\d{1,12}$/.test(exp) || !/^[0-9a-f-]{36}$/.test(orgId)) return null;
   const expiresAt = Number(exp);
   const expected = mac(secret, { orgId, fileId, expiresAt });
-  const given = Buffer.from(sig, 'base64url');
-  // Only the canonical encoding counts: base64url ignores the low bits of the last character.
-  if (given.toString('base64url') !== sig) return null;
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  if (!signatureMatches(sig, expected)) return null;
   if (expiresAt < nowSeconds) return null;
   return orgId;
 }

@@ -2,6 +2,7 @@
 import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { SerializedError } from './errors.js';
+import { wholeBuffer } from './transferable.js';
 import type { WorkerInput, WorkerOutput } from './plugin-api.js';
 
 export type HostTask = { kind: 'describe' } | { kind: 'run'; exportName: string; input: WorkerInput };
@@ -44,9 +45,9 @@ export default async function host(task: HostTask): Promise<HostReply> {
     const output = (await (fn as (input: WorkerInput) => Promise<WorkerOutput>)(task.input)) ?? {};
     const reply: HostReply = { ok: true, output };
     // Move the output bytes to the main thread instead of copying them.
-    const bytes = output.file?.bytes;
-    if (bytes && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) {
-      const movable = { [transferableSymbol]: [bytes.buffer], [valueSymbol]: reply };
+    const buffer = output.file ? wholeBuffer(output.file.bytes) : null;
+    if (buffer) {
+      const movable = { [transferableSymbol]: [buffer], [valueSymbol]: reply };
       return move(movable as never) as unknown as HostReply;
     }
     return reply;

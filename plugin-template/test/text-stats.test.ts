@@ -31,7 +31,7 @@ const ascii = (n: number) => 'a'.repeat(n);
 
 let server: RunningServer;
 let api: ApiClient;
-const pool = new PluginPool(plugin.manifest.id, String(plugin.worker instanceof URL ? plugin.worker.href : plugin.worker), plugin.manifest.pool);
+const pool = PluginPool.forPlugin(plugin);
 
 function runWorker(bytes: Uint8Array, filename = 'input.txt'): Promise<WorkerOutput> {
   const fileId = randomUUID();

@@ -23,7 +23,7 @@ import {
 import plugin from '../manifest.js';
 
 const action = plugin.manifest.actions[0]!;
-const pool = new PluginPool(plugin.manifest.id, String(plugin.worker instanceof URL ? plugin.worker.href : plugin.worker), plugin.manifest.pool);
+const pool = PluginPool.forPlugin(plugin);
 /** Hostile inputs run with this deadline; each must be refused well before it. */
 const HOSTILE_DEADLINE_MS = 20_000;
 
