@@ -11,6 +11,7 @@ const PoolOverride = Type.Object(
     memoryMb: Type.Optional(Type.Integer({ minimum: 32, maximum: 16_384 })),
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     maxBacklog: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    recycleAfter: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000 })),
   },
   { additionalProperties: false },
 );
@@ -35,6 +36,9 @@ export const ConfigFileSchema = Type.Object(
     allowPrivateNetwork: Type.Optional(Type.Boolean()),
     rateLimitPerMinute: Type.Optional(Type.Integer({ minimum: 0 })),
     maxUploadBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxImageBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxImagePixels: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxImageSide: Type.Optional(Type.Integer({ minimum: 1 })),
     maxJsonBodyBytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     fileTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
     downloadTokenTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -66,6 +70,10 @@ export interface QuireConfig {
   allowPrivateNetwork: boolean;
   rateLimitPerMinute: number;
   maxUploadBytes: number;
+  /** Limits of POST /images/upload: file size, and width × height and longest side read from the header (decompression bombs). */
+  maxImageBytes: number;
+  maxImagePixels: number;
+  maxImageSide: number;
   maxJsonBodyBytes: number;
   fileTtlSeconds: number;
   downloadTokenTtlSeconds: number;
@@ -96,6 +104,9 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_ALLOW_PRIVATE_NETWORK', 'allowPrivateNetwork', 'bool'],
   ['QUIRE_RATE_LIMIT_PER_MINUTE', 'rateLimitPerMinute', 'int'],
   ['QUIRE_MAX_UPLOAD_BYTES', 'maxUploadBytes', 'int'],
+  ['QUIRE_MAX_IMAGE_BYTES', 'maxImageBytes', 'int'],
+  ['QUIRE_MAX_IMAGE_PIXELS', 'maxImagePixels', 'int'],
+  ['QUIRE_MAX_IMAGE_SIDE', 'maxImageSide', 'int'],
   ['QUIRE_MAX_JSON_BODY_BYTES', 'maxJsonBodyBytes', 'int'],
   ['QUIRE_FILE_TTL_SECONDS', 'fileTtlSeconds', 'int'],
   ['QUIRE_DOWNLOAD_TOKEN_TTL_SECONDS', 'downloadTokenTtlSeconds', 'int'],
@@ -178,6 +189,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     allowPrivateNetwork: merged.allowPrivateNetwork ?? false,
     rateLimitPerMinute: merged.rateLimitPerMinute ?? 100,
     maxUploadBytes: merged.maxUploadBytes ?? 50 * 1024 * 1024,
+    maxImageBytes: merged.maxImageBytes ?? 20 * 1024 * 1024,
+    maxImagePixels: merged.maxImagePixels ?? 50_000_000,
+    maxImageSide: merged.maxImageSide ?? 20_000,
     maxJsonBodyBytes: merged.maxJsonBodyBytes ?? 10 * 1024 * 1024,
     fileTtlSeconds: merged.fileTtlSeconds ?? 24 * 3600,
     downloadTokenTtlSeconds: merged.downloadTokenTtlSeconds ?? 15 * 60,

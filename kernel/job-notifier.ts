@@ -18,6 +18,20 @@ export function toolsJobEvent(job: JobRecord, downloadUrl: string | null): Recor
   return { event: 'job.failed', jobType: 'tools', jobId: job.id, action: job.action, status: job.status, error: job.error, errorCode: job.errorCode, completedAt: job.completedAt };
 }
 
+/** Payload of a render job's event (spec "Events": jobType render). */
+export function renderJobEvent(job: JobRecord): Record<string, unknown> {
+  if (job.status === 'COMPLETED') {
+    return { event: 'job.completed', jobType: 'render', jobId: job.id, status: job.status, filename: renderFilename(job), completedAt: job.completedAt };
+  }
+  return { event: 'job.failed', jobType: 'render', jobId: job.id, status: job.status, error: job.error, errorCode: job.errorCode, completedAt: job.completedAt };
+}
+
+/** The download name of a render: `document.filename` (or `document`) plus the output's extension. */
+export function renderFilename(job: JobRecord): string {
+  const doc = (job.params.document ?? {}) as { document?: { filename?: string; type?: string } };
+  return `${doc.document?.filename ?? 'document'}.${doc.document?.type ?? 'pdf'}`;
+}
+
 export class JobNotifier {
   readonly #inflight = new Set<Promise<unknown>>();
 
@@ -29,7 +43,7 @@ export class JobNotifier {
 
   notify(job: JobRecord): void {
     if (!job.webhook) return;
-    const payload = toolsJobEvent(job, this.downloadUrlOf(job));
+    const payload = job.kind === 'render' ? renderJobEvent(job) : toolsJobEvent(job, this.downloadUrlOf(job));
     const p = this.delivery.deliver(job.webhook, payload).then((outcome) => {
       this.log.info({ jobId: job.id, event: payload.event, delivered: outcome.delivered, status: outcome.status, error: outcome.error }, 'webhook delivery');
     });

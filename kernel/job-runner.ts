@@ -16,6 +16,13 @@ import type { FileRecord, JobRecord } from './model.js';
 import type { WorkerFile } from './plugin-api.js';
 import type { FileInspector } from './file-inspector.js';
 import type { ValidateFunction } from 'ajv';
+import { fileTypeFromBuffer } from 'file-type';
+import type { UrlPolicy } from './url-policy.js';
+import { getBytes } from './outbound-http.js';
+
+/** Remote images of a render: fetched through the URL policy with these bounds. */
+const REMOTE_IMAGE_TIMEOUT_MS = 15_000;
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'];
 
 /** The (field, file id) pairs of a job's input files, in the order the worker receives them. */
 export function inputFileRefs(action: RegisteredAction['action'], params: Record<string, unknown>): Array<{ field: string; fileId: string }> {
@@ -47,6 +54,7 @@ export class JobRunner {
     @inject(TOKENS.Events) private readonly events: EventBus,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.FileInspector) private readonly inspector: FileInspector,
+    @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
   ) {}
 
   /**
@@ -129,7 +137,7 @@ export class JobRunner {
       const result = output.result ?? {};
       this.#checkResult(reg, result);
       let outputFileId: string | null = null;
-      if (output.file) outputFileId = await this.#storeOutput(job, output.file);
+      if (output.file) outputFileId = await this.#storeOutput(job, output.file, typeof result.pageCount === 'number' ? result.pageCount : undefined);
       const now = this.clock.now().toISOString();
       const cost = job.estimatedCredits;
       const done = await this.store.finishJob(
@@ -162,7 +170,34 @@ export class JobRunner {
       }
       files.push({ field: ref.field, fileId: rec.id, filename: rec.filename, mimeType: rec.mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
     }
+    for (const src of job.imageSources ?? []) files.push(await this.#loadImage(job, src));
     return files;
+  }
+
+  /** An image a render draws, as a worker file whose `filename` is its `src`: a temporary image, or fetched under the URL policy. */
+  async #loadImage(job: JobRecord, src: string): Promise<WorkerFile> {
+    const temp = /^\/temp-image\/([A-Za-z0-9_-]{1,100})$/.exec(src);
+    let bytes: Buffer;
+    if (temp) {
+      const rec = await this.store.getFile(job.orgId, temp[1]!);
+      if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= this.clock.now().toISOString()) {
+        throw new JobError('INPUT_MISSING', `Image ${src} expired or was deleted before the render ran; upload it again with POST /images/upload.`);
+      }
+      try {
+        bytes = await this.blobs.get(rec.id);
+      } catch {
+        throw new JobError('INPUT_MISSING', `Image ${src} is no longer stored; upload it again with POST /images/upload.`);
+      }
+    } else {
+      try {
+        ({ bytes } = await getBytes(this.urlPolicy, src, { timeoutMs: REMOTE_IMAGE_TIMEOUT_MS, maxBytes: this.config.maxImageBytes, subject: 'the image URL' }));
+      } catch (err) {
+        throw new JobError('INPUT_MISSING', `Image ${src} could not be fetched: ${(err as Error).message}.`);
+      }
+    }
+    const mimeType = await imageType(bytes);
+    if (!mimeType) throw new JobError('INPUT_MISSING', `Image ${src} is not a PNG, JPEG, GIF, WebP or SVG image (checked from its content).`);
+    return { field: 'image', fileId: temp?.[1] ?? src, filename: src, mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
   }
 
   #checkResult(reg: RegisteredAction, result: Record<string, unknown>): void {
@@ -177,11 +212,12 @@ export class JobRunner {
     }
   }
 
-  async #storeOutput(job: JobRecord, file: { bytes: Uint8Array; mimeType: string; filename: string }): Promise<string> {
+  async #storeOutput(job: JobRecord, file: { bytes: Uint8Array; mimeType: string; filename: string }, knownPages?: number): Promise<string> {
     const id = randomUUID();
     const now = this.clock.now();
     await this.blobs.put(id, file.bytes);
-    const { pageCount } = file.mimeType === 'application/pdf' ? await this.inspector.inspect(file.bytes, file.mimeType) : { pageCount: null };
+    // A render target reports its page count; other PDFs are counted in the inspector's worker.
+    const { pageCount } = knownPages !== undefined ? { pageCount: knownPages } : file.mimeType === 'application/pdf' ? await this.inspector.inspect(file.bytes, file.mimeType) : { pageCount: null };
     const rec: FileRecord = {
       id,
       orgId: job.orgId,
@@ -225,4 +261,14 @@ export class JobRunner {
     if (!drained) this.#abandoned = true;
     return drained;
   }
+}
+
+/** PNG, JPEG, GIF, WebP by magic bytes; SVG by its root element (after an XML declaration, comments and whitespace). */
+async function imageType(bytes: Buffer): Promise<string | null> {
+  const detected = await fileTypeFromBuffer(bytes);
+  if (detected && IMAGE_TYPES.includes(detected.mime)) return detected.mime;
+  if (detected) return null;
+  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '');
+  const rest = head.replace(/^\s*(<\?xml[^>]*\?>)?\s*(<!--[\s\S]*?-->\s*)*/, '');
+  return /^<svg[\s>]/.test(rest) ? 'image/svg+xml' : null;
 }

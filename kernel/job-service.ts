@@ -53,7 +53,7 @@ export class JobService {
       if (!rec || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
       const accept = action.files!.find((f) => f.field === ref.field)!.accept;
       if (!accept.includes(rec.mimeType)) {
-        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route.path} accepts ${accept.join(', ')}.`);
+        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route?.path} accepts ${accept.join(', ')}.`);
       }
       files.set(ref.fileId, rec);
     }
@@ -68,12 +68,20 @@ export class JobService {
     }
     if (specErrors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${specErrors.map((e) => e.message).join('; ')}.`, specErrors);
 
+    return this.admit(orgId, reg, { kind: 'tools', params, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: action.route!.path });
+  }
+
+  /**
+   * The common part of every job creation: backpressure (503), credits against the balance minus what
+   * unfinished jobs already promised (402, under a per-organization lock), then persist and queue.
+   */
+  async admit(orgId: string, reg: RegisteredAction, spec: AdmitSpec): Promise<JobRecord> {
+    const { action, plugin } = reg;
     const pool = plugin.pool!;
     if (this.runner.backlog(plugin.definition.manifest.id) >= pool.limits.maxBacklog) {
       const retryAfter = Math.max(1, Math.ceil(pool.limits.timeoutMs / 1000 / 4));
-      throw new HttpError('SERVICE_BUSY', `${action.route.path} has ${pool.limits.maxBacklog} unfinished jobs, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
+      throw new HttpError('SERVICE_BUSY', `${spec.what} has ${pool.limits.maxBacklog} unfinished jobs, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
     }
-
     const cost = action.credits.perRequest;
     return this.#orgLocks.run(orgId, async () => {
       const org = await this.store.getOrganization(orgId);
@@ -84,22 +92,25 @@ export class JobService {
       }
       const job: JobRecord = {
         id: randomUUID(),
+        kind: spec.kind,
         orgId,
         pluginId: plugin.definition.manifest.id,
         action: action.name,
         status: 'PENDING',
-        params,
-        inputFileIds: [...new Set(refs.map((r) => r.fileId))],
+        params: spec.params,
+        inputFileIds: spec.inputFileIds,
         outputFileId: null,
         error: null,
         errorCode: null,
         result: null,
-        webhook: webhook ?? null,
+        webhook: spec.webhook,
+        ...(spec.imageSources?.length ? { imageSources: spec.imageSources } : {}),
+        ...(spec.warnings?.length ? { warnings: spec.warnings } : {}),
         estimatedCredits: cost,
         chargedCredits: 0,
         attempts: 0,
         progress: 0,
-        createdAt: this.clock.now().toISOString(),
+        createdAt: spec.createdAt ?? this.clock.now().toISOString(),
         startedAt: null,
         completedAt: null,
       };
@@ -107,6 +118,11 @@ export class JobService {
       this.runner.enqueue(job);
       return job;
     });
+  }
+
+  /** Checks a request's webhook: URL syntax under the outbound policy and consistent auth fields (400 otherwise). */
+  checkWebhook(webhook: WebhookConfig): void {
+    this.#checkWebhook(webhook);
   }
 
   #validator(reg: RegisteredAction): ValidateFunction {
@@ -136,6 +152,18 @@ export class JobService {
     }
     if (errors.length) throw new HttpError('VALIDATION_FAILED', `The webhook cannot be used: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
   }
+}
+
+export interface AdmitSpec {
+  kind: 'tools' | 'render';
+  params: Record<string, unknown>;
+  webhook: WebhookConfig | null;
+  inputFileIds: string[];
+  imageSources?: string[];
+  warnings?: JobRecord['warnings'];
+  createdAt?: string;
+  /** Names the endpoint in a 503 answer. */
+  what: string;
 }
 
 function fieldPath(params: Record<string, unknown>, ref: { field: string; fileId: string }): string {

@@ -15,6 +15,12 @@ import { JobService } from './job-service.js';
 import { UrlPolicy } from './url-policy.js';
 import { WebhookDelivery } from './webhook-delivery.js';
 import { JobNotifier } from './job-notifier.js';
+import { RenderService } from './render-service.js';
+
+/** What a render download token is bound to: the job, in a scope no file id can take. */
+export function renderTokenScope(jobId: string): string {
+  return `render:${jobId}`;
+}
 import { FileInspector } from './file-inspector.js';
 import { Sweeper } from './sweeper.js';
 import { bootstrap } from './bootstrap.js';
@@ -42,6 +48,7 @@ export class Kernel {
     readonly registry: PluginRegistry,
     readonly runner: JobRunner,
     readonly jobs: JobService,
+    readonly renders: RenderService,
     readonly inspector: FileInspector,
     readonly policy: UrlPolicy,
     readonly secret: Buffer,
@@ -85,10 +92,12 @@ export class Kernel {
     c.register(TOKENS.FileInspector, { useValue: inspector });
     c.registerSingleton(JobRunner);
     c.registerSingleton(JobService);
+    c.registerSingleton(RenderService);
 
     const events = c.resolve<EventBus>(TOKENS.Events);
     const runner = c.resolve(JobRunner);
     const jobs = c.resolve(JobService);
+    const renders = c.resolve(RenderService);
     const delivery = new WebhookDelivery(policy, {
       timeoutMs: config.webhookTimeoutMs,
       log: (level, msg, fields) => log[level](fields, msg),
@@ -99,7 +108,7 @@ export class Kernel {
 
     await bootstrap(store, clock, config, log);
     const sweeper = new Sweeper(store, blobs, clock, log, config.fileTtlSeconds);
-    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, inspector, policy, secret, sweeper, notifier, releaseLock);
+    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, inspector, policy, secret, sweeper, notifier, releaseLock);
     kernelRef.k = kernel;
     const recovered = await runner.recover();
     if (recovered.requeued || recovered.failed) log.info(recovered, 'recovered unfinished jobs');
@@ -108,14 +117,21 @@ export class Kernel {
   }
 
   /** Absolute, signed, expiring download URL of a job's output file (null without one). */
-  downloadUrl(job: Pick<JobRecord, 'orgId' | 'outputFileId' | 'status'>): string | null {
+  downloadUrl(job: Pick<JobRecord, 'id' | 'kind' | 'orgId' | 'outputFileId' | 'status'>): string | null {
     if (job.status !== 'COMPLETED' || !job.outputFileId) return null;
+    if (job.kind === 'render') {
+      const token = signDownloadToken(this.secret, { fileId: renderTokenScope(job.id), orgId: job.orgId, expiresAt: this.#tokenExpiry() });
+      return `${this.config.publicUrl}/api/v1/dev/render/${job.id}/download?token=${encodeURIComponent(token)}`;
+    }
     return this.fileDownloadUrl(job.orgId, job.outputFileId);
   }
 
+  #tokenExpiry(): number {
+    return Math.floor(this.clock.now().getTime() / 1000) + this.config.downloadTokenTtlSeconds;
+  }
+
   fileDownloadUrl(orgId: string, fileId: string): string {
-    const expiresAt = Math.floor(this.clock.now().getTime() / 1000) + this.config.downloadTokenTtlSeconds;
-    const token = signDownloadToken(this.secret, { fileId, orgId, expiresAt });
+    const token = signDownloadToken(this.secret, { fileId, orgId, expiresAt: this.#tokenExpiry() });
     return `${this.config.publicUrl}/api/v1/dev/tools/files/${fileId}/download?token=${encodeURIComponent(token)}`;
   }
 

@@ -59,7 +59,7 @@ export interface FileRecord {
   filename: string;
   mimeType: string;
   sizeBytes: number;
-  kind: 'INPUT' | 'OUTPUT';
+  kind: 'INPUT' | 'OUTPUT' | 'IMAGE';
   sourceAction: string | null;
   /** Pages of a PDF, counted in a worker at upload; null when unknown or not a PDF. */
   pageCount: number | null;
@@ -79,6 +79,8 @@ export interface WebhookConfig {
 
 export interface JobRecord {
   id: string;
+  /** `render` jobs are served under /render (absent on records written before render jobs existed: tools). */
+  kind?: 'tools' | 'render';
   orgId: string;
   pluginId: string;
   action: string;
@@ -90,6 +92,10 @@ export interface JobRecord {
   errorCode: string | null;
   result: Record<string, unknown> | null;
   webhook: WebhookConfig | null;
+  /** Images a render job draws (`/temp-image/<id>`, `https://…`), loaded by the kernel before the worker runs. */
+  imageSources?: string[];
+  /** Non-blocking findings of the request (unresolved references without strict mode). */
+  warnings?: Array<{ path: string; message: string; code: string }>;
   estimatedCredits: number;
   chargedCredits: number;
   attempts: number;

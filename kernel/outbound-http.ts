@@ -28,6 +28,58 @@ function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
  * network error / timeout; any HTTP answer (3xx included: redirects are never followed) resolves with its status.
  */
 export async function postJson(policy: UrlPolicy, url: string, body: unknown, opts: PostJsonOptions): Promise<{ status: number }> {
+  const payload = Buffer.from(JSON.stringify(body) ?? 'null', 'utf8');
+  const { status } = await exchange(policy, url, {
+    method: 'POST',
+    headers: { ...opts.headers, 'Content-Type': 'application/json', 'Content-Length': String(payload.length) },
+    payload,
+    timeoutMs: opts.timeoutMs,
+    subject: opts.subject,
+    keepBytes: 0,
+    readLimit: MAX_RESPONSE_BYTES,
+  });
+  return { status };
+}
+
+export interface GetBytesOptions {
+  timeoutMs: number;
+  /** A body larger than this fails the fetch (the transfer stops there). */
+  maxBytes: number;
+  subject?: string;
+}
+
+/**
+ * GETs a resource (an image of a document) under the policy. Resolves with the bytes of a 2xx answer;
+ * throws on a refusal, a non-2xx status (redirects included, never followed), a timeout or a body over maxBytes.
+ */
+export async function getBytes(policy: UrlPolicy, url: string, opts: GetBytesOptions): Promise<{ bytes: Buffer; contentType: string | null }> {
+  const res = await exchange(policy, url, { method: 'GET', headers: { Accept: 'image/*' }, timeoutMs: opts.timeoutMs, subject: opts.subject, keepBytes: opts.maxBytes, readLimit: opts.maxBytes + 1 });
+  if (res.status < 200 || res.status > 299) throw new Error(`answered HTTP ${res.status}${res.status >= 300 && res.status < 400 ? ' (redirects are not followed)' : ''}`);
+  if (res.truncated) throw new Error(`is larger than ${opts.maxBytes} bytes`);
+  return { bytes: res.body, contentType: res.contentType };
+}
+
+interface ExchangeOptions {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  payload?: Buffer;
+  timeoutMs: number;
+  subject?: string;
+  /** Response bytes kept for the caller. */
+  keepBytes: number;
+  /** Response bytes read before the connection is closed. */
+  readLimit: number;
+}
+
+interface ExchangeResult {
+  status: number;
+  contentType: string | null;
+  body: Buffer;
+  /** The body went past readLimit and the connection was closed. */
+  truncated: boolean;
+}
+
+async function exchange(policy: UrlPolicy, url: string, opts: ExchangeOptions): Promise<ExchangeResult> {
   const controller = new AbortController();
   const timeoutError = new Error(`request timed out after ${opts.timeoutMs} ms`);
   const timer = setTimeout(() => controller.abort(timeoutError), opts.timeoutMs);
@@ -42,13 +94,12 @@ export async function postJson(policy: UrlPolicy, url: string, body: unknown, op
     if (!decision.allowed) throw new Error(decision.reason);
 
     const target = decision.url;
-    const payload = Buffer.from(JSON.stringify(body) ?? 'null', 'utf8');
     const isHttps = target.protocol === 'https:';
     const bareHost = target.hostname.replace(/^\[(.*)\]$/, '$1');
     const isLiteral = target.hostname.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(target.hostname);
 
     const options: https.RequestOptions = {
-      method: 'POST',
+      method: opts.method,
       // A literal is connected to as checked (IPv4-mapped forms unmapped); a name goes through the pinned lookup.
       host: isLiteral ? decision.address : bareHost,
       port: target.port === '' ? (isHttps ? 443 : 80) : Number(target.port),
@@ -57,40 +108,53 @@ export async function postJson(policy: UrlPolicy, url: string, body: unknown, op
       family: decision.family,
       agent: false,
       signal: controller.signal,
-      headers: {
-        ...opts.headers,
-        Host: target.host,
-        'Content-Type': 'application/json',
-        'Content-Length': String(payload.length),
-      },
+      headers: { ...opts.headers, Host: target.host },
     };
     // TLS verifies the certificate against the original name, not the pinned address.
     if (isHttps && !isLiteral) options.servername = bareHost;
 
-    return await new Promise<{ status: number }>((resolve, reject) => {
+    return await new Promise<ExchangeResult>((resolve, reject) => {
       let status: number | null = null;
+      let contentType: string | null = null;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let received = 0;
       let settled = false;
       const finish = (err?: Error): void => {
         if (settled) return;
         settled = true;
         req.destroy();
-        if (status !== null) resolve({ status });
-        else reject(controller.signal.aborted ? (controller.signal.reason as Error) : (err ?? new Error('connection closed without a response')));
+        // A POST only needs the status; a GET whose deadline passed mid-body has no usable body.
+        if (status !== null && !(opts.keepBytes > 0 && controller.signal.aborted)) {
+          resolve({ status, contentType, body: Buffer.concat(chunks), truncated: received >= opts.readLimit });
+        } else reject(controller.signal.aborted ? (controller.signal.reason as Error) : (err ?? new Error('connection closed without a response')));
       };
       const req = (isHttps ? https : http).request(options, (res) => {
         status = res.statusCode ?? 0;
-        let received = 0;
+        contentType = res.headers['content-type'] ?? null;
         res.on('data', (chunk: Buffer) => {
           received += chunk.length;
-          if (received >= MAX_RESPONSE_BYTES) finish();
+          if (kept < opts.keepBytes) {
+            const part = chunk.subarray(0, opts.keepBytes - kept);
+            chunks.push(part);
+            kept += part.length;
+          }
+          if (received >= opts.readLimit) finish();
         });
         res.on('end', () => finish());
-        res.on('error', () => finish());
+        res.on('error', (err) => (opts.keepBytes > 0 ? failBody(err) : finish()));
         res.on('close', () => finish());
       });
+      // A GET whose body breaks off is a failure, not a short image.
+      const failBody = (err: Error): void => {
+        if (settled) return;
+        settled = true;
+        req.destroy();
+        reject(controller.signal.aborted ? (controller.signal.reason as Error) : err);
+      };
       req.on('error', (err) => finish(err));
       req.on('close', () => finish());
-      req.end(payload);
+      req.end(opts.payload);
     });
   } finally {
     clearTimeout(timer);

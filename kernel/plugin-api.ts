@@ -27,7 +27,10 @@ export interface ActionDeclaration {
   name: string;
   /** Name of the worker module's export that runs the action. */
   export: string;
-  route: { method: 'POST'; path: string };
+  /** The tools route of the action. Render targets have none: `POST /render` picks them by `target`. */
+  route?: { method: 'POST'; path: string };
+  /** For render targets: the output format this action produces (`pdf`, `docx`, `odt`, `png`, `jpeg`). */
+  target?: string;
   summary: string;
   description?: string;
   /** Input file fields; resolved (404), type-checked (415) and passed to the worker as bytes. */
@@ -60,6 +63,11 @@ export interface PoolLimits {
   timeoutMs: number;
   /** Unfinished jobs allowed for this plugin before creation answers 503 with Retry-After. */
   maxBacklog: number;
+  /**
+   * Replace the pool's threads after this many tasks per thread (0 or absent: never). For engines that
+   * keep native memory a thread only returns when it exits (Typst).
+   */
+  recycleAfter?: number;
 }
 
 export interface PluginManifest {

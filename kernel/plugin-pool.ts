@@ -9,17 +9,26 @@ import type { HostReply, HostTask } from './worker-host.js';
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
 
 export class PluginPool {
-  readonly #piscina: Piscina<HostTask, HostReply>;
+  #piscina: Piscina<HostTask, HostReply>;
+  /** Tasks started on the current threads; past recycleAfter × maxThreads the threads are replaced. */
+  #tasks = 0;
+  readonly #retiring = new Set<Promise<void>>();
+  #recycled = 0;
 
   constructor(
     readonly pluginId: string,
-    workerUrl: string,
+    private readonly workerUrl: string,
     readonly limits: PoolLimits,
   ) {
-    this.#piscina = new Piscina<HostTask, HostReply>({
+    this.#piscina = this.#create(0);
+  }
+
+  #create(minThreads: number): Piscina<HostTask, HostReply> {
+    const limits = this.limits;
+    return new Piscina<HostTask, HostReply>({
       filename: HOST,
-      workerData: { workerUrl },
-      minThreads: 0,
+      workerData: { workerUrl: this.workerUrl },
+      minThreads,
       maxThreads: limits.maxThreads,
       maxQueue: limits.maxQueue,
       idleTimeout: 30_000,
@@ -28,6 +37,25 @@ export class PluginPool {
         maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(limits.memoryMb / 8))),
       },
     });
+  }
+
+  /** How many times the threads were replaced (recycleAfter). */
+  get recycled(): number {
+    return this.#recycled;
+  }
+
+  /**
+   * Replaces the threads: new tasks go to a fresh pool (its threads started at once), the old one
+   * finishes what it runs and exits, and with it goes whatever native memory its threads held.
+   */
+  #recycle(): void {
+    const old = this.#piscina;
+    this.#piscina = this.#create(this.limits.maxThreads);
+    this.#tasks = 0;
+    this.#recycled++;
+    const closing = old.close().catch(() => undefined);
+    this.#retiring.add(closing);
+    void closing.finally(() => this.#retiring.delete(closing));
   }
 
   /** The pool of a plugin, with its manifest's limits unless the operator overrides them. */
@@ -60,8 +88,11 @@ export class PluginPool {
       const buffer = wholeBuffer(f.bytes);
       if (buffer && !transferList.includes(buffer)) transferList.push(buffer);
     }
+    const piscina = this.#piscina;
+    const recycleAfter = this.limits.recycleAfter ?? 0;
+    if (recycleAfter > 0 && ++this.#tasks >= recycleAfter * this.limits.maxThreads) this.#recycle();
     try {
-      const reply = await this.#piscina.run({ kind: 'run', exportName, input }, { signal: controller.signal, transferList: transferList as never });
+      const reply = await piscina.run({ kind: 'run', exportName, input }, { signal: controller.signal, transferList: transferList as never });
       if (!reply.ok) throw new JobError(reply.error.code, reply.error.message, reply.error.details);
       return reply.output ?? {};
     } catch (err) {
@@ -80,7 +111,7 @@ export class PluginPool {
   }
 
   async close(): Promise<void> {
-    await this.#piscina.close({ force: true });
+    await Promise.all([this.#piscina.close({ force: true }), ...this.#retiring]);
   }
 }
 

@@ -43,7 +43,8 @@ const ManifestSchema = Type.Object({
     Type.Object({
       name: Type.String({ pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$' }),
       export: Type.String({ pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$' }),
-      route: Type.Object({ method: Type.Literal('POST'), path: Type.String({ pattern: '^/[a-z0-9/_-]+$' }) }),
+      route: Type.Optional(Type.Object({ method: Type.Literal('POST'), path: Type.String({ pattern: '^/[a-z0-9/_-]+$' }) })),
+      target: Type.Optional(Type.String({ pattern: '^[a-z0-9]+$' })),
       summary: Type.String({ minLength: 1 }),
       description: Type.Optional(Type.String()),
       files: Type.Optional(Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }) }))),
@@ -59,6 +60,7 @@ const ManifestSchema = Type.Object({
     memoryMb: Type.Integer({ minimum: 32 }),
     timeoutMs: Type.Integer({ minimum: 100 }),
     maxBacklog: Type.Integer({ minimum: 1 }),
+    recycleAfter: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
   errors: Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.String()),
 });
@@ -67,6 +69,7 @@ const validateManifest = compileSchema(ManifestSchema);
 export class PluginRegistry {
   readonly plugins = new Map<string, LoadedPlugin>();
   readonly #routes = new Map<string, RegisteredAction>();
+  readonly #targets = new Map<string, RegisteredAction>();
   readonly #actions = new Map<string, RegisteredAction>();
 
   constructor(private readonly config: QuireConfig) {}
@@ -105,7 +108,8 @@ export class PluginRegistry {
       });
       for (const action of def.manifest.actions) {
         const reg = { plugin: this.plugins.get(def.manifest.id)!, action };
-        this.#routes.set(action.route.path, reg);
+        if (action.route) this.#routes.set(action.route.path, reg);
+        if (action.target) this.#targets.set(action.target, reg);
         this.#actions.set(action.name, reg);
       }
     }
@@ -169,8 +173,14 @@ export class PluginRegistry {
           throw new PluginLoadError(`${name}: ${action.name} checks page specs against "${ps.file}", which is not one of its file fields.`);
         }
       }
-      const taken = this.#routes.get(action.route.path);
-      if (taken) {
+      if (m.kind === 'render-target' ? !action.target || action.route : !action.route || action.target) {
+        throw new PluginLoadError(`${name}: ${action.name} must declare ${m.kind === 'render-target' ? 'a target (and no route)' : 'a route (and no target)'}, as a ${m.kind} plugin.`);
+      }
+      if (action.target && this.#targets.has(action.target)) {
+        throw new PluginLoadError(`${name}: render target ${action.target} is already provided by plugin ${this.#targets.get(action.target)!.plugin.definition.manifest.id}.`);
+      }
+      const taken = action.route && this.#routes.get(action.route.path);
+      if (taken && action.route) {
         throw new PluginLoadError(`${name}: route POST ${action.route.path} is already served by plugin ${taken.plugin.definition.manifest.id}; choose another path.`);
       }
       if (this.#actions.has(action.name)) {
@@ -229,6 +239,11 @@ export class PluginRegistry {
 
   byRoute(routePath: string): RegisteredAction | undefined {
     return this.#routes.get(routePath);
+  }
+
+  /** The render action producing `format` (`pdf`, `docx`, …), if a plugin provides it. */
+  byTarget(format: string): RegisteredAction | undefined {
+    return this.#targets.get(format);
   }
 
   byAction(name: string): RegisteredAction | undefined {

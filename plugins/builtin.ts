@@ -3,6 +3,7 @@ export const BUILTIN_PLUGINS: string[] = [
   './pdf-merge/manifest.js',
   './pdf-split/manifest.js',
   './pdf-rotate/manifest.js',
+  './render-pdf/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);

@@ -9,12 +9,15 @@ import { RateLimiter } from './rate-limit.js';
 import { sendProblem } from './problem.js';
 import type { RouteContext, RouteDefinition } from './context.js';
 import { fileRoutes } from './routes/files.js';
+import { imageRoutes } from './routes/images.js';
+import { readinessRoutes } from './routes/readiness.js';
 import { jobRoutes } from './routes/jobs.js';
 import { toolRoutes } from './routes/tools.js';
 import { systemRoutes } from './routes/system.js';
 import { accountRoutes } from './routes/account.js';
 import { docsRoutes } from './routes/docs.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { renderRoutes } from './routes/render.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -93,6 +96,9 @@ export function createServer(kernel: Kernel): QuireServer {
     ...accountRoutes(),
     ...oauthRoutes(),
     ...fileRoutes(),
+    ...imageRoutes(),
+    ...readinessRoutes(),
+    ...renderRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];

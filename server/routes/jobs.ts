@@ -9,7 +9,7 @@ import { ToolsJobSchema } from '../../contracts/common.js';
 async function getJob(ctx: RouteContext): Promise<void> {
   const id = ctx.params.jobId!;
   const job = /^[0-9a-f-]{36}$/.test(id) ? await ctx.kernel.store.getJob(ctx.principal!.orgId, id) : undefined;
-  if (!job) throw new HttpError('NOT_FOUND', `Job ${id} was not found (unknown, expired, or another organization's).`);
+  if (!job || job.kind === 'render') throw new HttpError('NOT_FOUND', `Job ${id} was not found (unknown, expired, or another organization's).`);
   sendJson(ctx.res, 200, toolsJobView(ctx.kernel, job));
 }
 

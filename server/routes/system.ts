@@ -18,7 +18,7 @@ export const PluginListingSchema = Type.Object({
       state: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('unavailable')]),
       reason: Type.Union([Type.String(), Type.Null()]),
       missing: Type.Array(Type.String()),
-      actions: Type.Array(Type.Object({ name: Type.String(), route: Type.String(), credits: Type.Number() })),
+      actions: Type.Array(Type.Object({ name: Type.String(), route: Type.String(), target: Type.Optional(Type.String({ description: 'Output format of a render target (POST /render picks it by document.type).' })), credits: Type.Number() })),
     }),
   ),
 });
@@ -33,7 +33,7 @@ function pluginView(p: LoadedPlugin) {
     state: p.state,
     reason: p.reason,
     missing: p.missing,
-    actions: m.actions.map((a) => ({ name: a.name, route: `${API_PREFIX}${a.route.path}`, credits: a.credits.perRequest })),
+    actions: m.actions.map((a) => ({ name: a.name, route: a.route ? `${API_PREFIX}${a.route.path}` : `${API_PREFIX}/render`, ...(a.target ? { target: a.target } : {}), credits: a.credits.perRequest })),
   };
 }
 

@@ -12,7 +12,8 @@ import { jobRequestSchema } from '../../kernel/job-service.js';
 
 function handler(reg: RegisteredAction) {
   return async (ctx: RouteContext): Promise<void> => {
-    const { plugin, action } = reg;
+    const { plugin } = reg;
+    const action = reg.action as RegisteredAction['action'] & { route: { path: string } };
     const id = plugin.definition.manifest.id;
     if (plugin.state === 'disabled') {
       throw new HttpError('PLUGIN_DISABLED', `${action.route.path} is provided by plugin ${id}, which the operator disabled.`);
@@ -28,9 +29,9 @@ function handler(reg: RegisteredAction) {
 }
 
 export function toolRoutes(kernel: Kernel): RouteDefinition[] {
-  return kernel.registry.actions().map((reg) => ({
+  return kernel.registry.actions().filter((reg) => reg.action.route).map((reg) => ({
     method: 'POST' as const,
-    path: `${API_PREFIX}${reg.action.route.path}`,
+    path: `${API_PREFIX}${reg.action.route!.path}`,
     auth: 'key' as const,
     handler: handler(reg),
     doc: {

@@ -1,0 +1,127 @@
+// Creating render jobs: `{config, pdfProfile, webhook}` checked (document contract, strict references,
+// images, target), then admitted like any job (backlog, credits) and queued on the target's plugin.
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from './tokens.js';
+import { HttpError, type FieldError } from './errors.js';
+import { compileSchema, formatAjvErrors } from './schema.js';
+import { JobService } from './job-service.js';
+import { RenderRequestSchema } from '../contracts/render.js';
+import { validateDocument, scanReferences } from '../contracts/document-validator.js';
+import type { DocumentJson } from '../contracts/document-json.js';
+import type { Clock } from './clock.js';
+import type { Store } from './store/store.js';
+import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
+import type { UrlPolicy } from './url-policy.js';
+import type { JobRecord, WebhookConfig } from './model.js';
+
+const checkRequest = compileSchema(RenderRequestSchema);
+
+/** Temporary images are `/temp-image/<id>` paths; their id is a file record of kind IMAGE. */
+const TEMP_IMAGE = /^\/temp-image\/([A-Za-z0-9_-]{1,100})$/;
+const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
+
+@injectable()
+export class RenderService {
+  constructor(
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
+    @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
+    @inject(JobService) private readonly jobs: JobService,
+  ) {}
+
+  async create(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    if (!checkRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render.', formatAjvErrors(checkRequest.errors));
+    const { config, pdfProfile = 'standard', webhook } = body as { config: unknown; pdfProfile?: string; webhook?: WebhookConfig };
+    if (webhook) this.jobs.checkWebhook(webhook);
+
+    const validation = validateDocument(config);
+    if (!validation.valid) throw new HttpError('VALIDATION_FAILED', `The document is invalid: ${summary(validation.errors)}.`, prefix(validation.errors));
+    const doc = validation.document!;
+    const refs = scanReferences(doc);
+    const findings = prefix([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations, ...refs.unknownVariables]);
+    const strictFindings = prefix([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
+    if (strict && strictFindings.length) {
+      throw new HttpError('VALIDATION_FAILED', `Strict mode: ${summary(strictFindings)}.`, strictFindings);
+    }
+
+    const reg = this.#target(doc.document.type);
+    const imageSources = await this.#checkImages(orgId, doc);
+    const createdAt = this.clock.now().toISOString();
+    return this.jobs.admit(orgId, reg, {
+      kind: 'render',
+      params: { document: doc, pdfProfile, createdAt },
+      webhook: webhook ?? null,
+      inputFileIds: [],
+      imageSources,
+      warnings: findings,
+      createdAt,
+      what: 'POST /render',
+    });
+  }
+
+  #target(type: string): RegisteredAction {
+    const reg = this.registry.byTarget(type);
+    if (!reg) {
+      const available = ['pdf', 'docx', 'odt'].filter((t) => this.registry.byTarget(t));
+      throw new HttpError('VALIDATION_FAILED', `${type.toUpperCase()} output is not available on this server yet; document.type may be ${available.join(', ')}.`, [
+        { path: 'config.document.type', message: `${type} output is not available on this server yet; use ${available.join(' or ')}`, code: 'UNSUPPORTED_TARGET' },
+      ]);
+    }
+    const { plugin } = reg;
+    if (plugin.state === 'disabled') throw new HttpError('PLUGIN_DISABLED', `${type.toUpperCase()} rendering is provided by plugin ${plugin.definition.manifest.id}, which the operator disabled.`);
+    if (plugin.state === 'unavailable') {
+      throw new HttpError('PLUGIN_UNAVAILABLE', `${type.toUpperCase()} rendering is unavailable: plugin ${plugin.definition.manifest.id} is ${plugin.reason}.`, undefined, { 'Retry-After': '3600' });
+    }
+    return reg;
+  }
+
+  /** Every image the document draws: temporary images must exist now; https URLs must pass the URL policy's syntax rules. */
+  async #checkImages(orgId: string, doc: DocumentJson): Promise<string[]> {
+    const uses: Array<{ src: string; path: string }> = [];
+    doc.sections.forEach((s, i) =>
+      s.content.forEach((el, j) => {
+        if (el.type === 'image') uses.push({ src: el.src, path: `config.sections[${i}].content[${j}].src` });
+      }),
+    );
+    for (const [name, v] of Object.entries(doc.variables ?? {})) {
+      if (v && typeof v === 'object' && !Array.isArray(v) && (v as { type?: string }).type === 'image') uses.push({ src: (v as { src: string }).src, path: `config.variables.${name}.src` });
+    }
+    const errors: FieldError[] = [];
+    const now = this.clock.now().toISOString();
+    const sources = new Set<string>();
+    for (const { src, path } of uses) {
+      if (sources.has(src)) continue;
+      const temp = TEMP_IMAGE.exec(src);
+      if (temp) {
+        const rec = await this.store.getFile(orgId, temp[1]!);
+        if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= now) {
+          errors.push({ path, message: `${src} was not found: temporary images live 24 hours after POST /images/upload and belong to the organization that uploaded them`, code: 'IMAGE_NOT_FOUND' });
+          continue;
+        }
+      } else if (ASSET_IMAGE.test(src)) {
+        errors.push({ path, message: `${src} was not found: permanent images come from saved documents, and this organization has none with that id`, code: 'IMAGE_NOT_FOUND' });
+        continue;
+      } else {
+        const decision = this.urlPolicy.checkSyntax(src);
+        if (!decision.allowed) {
+          errors.push({ path, message: decision.reason, code: 'URL_REFUSED' });
+          continue;
+        }
+      }
+      sources.add(src);
+    }
+    if (errors.length) throw new HttpError('VALIDATION_FAILED', `The document's images cannot be used: ${summary(errors)}.`, errors);
+    return [...sources];
+  }
+}
+
+function prefix(errors: FieldError[]): FieldError[] {
+  return errors.map((e) => ({ ...e, path: e.path.startsWith('config.') || e.path === '(body)' ? e.path : `config.${e.path}` }));
+}
+
+function summary(errors: FieldError[]): string {
+  const shown = errors.slice(0, 3).map((e) => `${e.path} ${e.message}`);
+  return errors.length > 3 ? `${shown.join('; ')}; and ${errors.length - 3} more (see errors)` : shown.join('; ');
+}

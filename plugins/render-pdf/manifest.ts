@@ -1,0 +1,38 @@
+// render-pdf: the PDF render target. Document JSON → Typst → tagged PDF (standard, PDF/A or PDF/UA).
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../kernel/plugin-api.js';
+import { contract } from './contract.js';
+
+// The Typst compiler scans the machine's fonts through fontconfig, which reads this variable from the
+// process environment (shared by worker threads), so it is set here, before any worker starts. An
+// operator's own FONTCONFIG_FILE wins.
+process.env.FONTCONFIG_FILE ??= fileURLToPath(new URL('../../../plugins/render-pdf/assets/fonts.conf', import.meta.url));
+
+export default definePlugin({
+  manifest: {
+    id: 'render-pdf',
+    version: '1.0.0',
+    kernel: '^1.0.0',
+    kind: 'render-target',
+    description: 'Renders document JSON to PDF with Typst: tagged, with PDF/A-1b/2b/3b and PDF/UA-1 profiles.',
+    actions: [
+      {
+        name: 'render.pdf',
+        export: 'renderPdf',
+        target: 'pdf',
+        summary: 'Render document JSON to PDF',
+        credits: { perRequest: 1 },
+      },
+    ],
+    requires: [],
+    // Typst keeps native memory per distinct document; threads are replaced after `recycleAfter` renders.
+    pool: { maxThreads: 2, maxQueue: 64, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 2000, recycleAfter: 500 },
+    errors: {
+      INVALID_DOCUMENT: 'The document cannot be rendered as given (a field names what to change).',
+      PROFILE_UNMET: 'The document cannot meet the requested PDF profile; every offending path is listed.',
+      RENDER_FAILED: 'The Typst compiler refused the document; the message says why.',
+    },
+  },
+  contract,
+  worker: new URL('./worker.js', import.meta.url),
+});

@@ -1,0 +1,112 @@
+// Worker of render.pdf: one Typst compiler per thread, a virtual workspace per job, the PDF and its compliance facts out.
+import { readFileSync } from 'node:fs';
+import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
+import type { DocumentJson } from '../../contracts/document-json.js';
+import { buildTypstInput, type LoadedImage } from './typst-data.js';
+import { bundledFontBlobs } from './fonts.js';
+import type { PdfCompliance, PdfProfile, RenderParams, RenderResultBody } from './contract.js';
+
+/** The compiler's project root. It exists only in memory: documents can read nothing from disk. */
+const WORKSPACE = '/quire-render';
+const MAIN = `${WORKSPACE}/main.typ`;
+const LIBRARY = readFileSync(new URL('../../../plugins/render-pdf/assets/quire.typ', import.meta.url), 'utf8');
+
+const STANDARDS: Record<PdfProfile, string | undefined> = { standard: undefined, 'pdfa-1b': 'a-1b', 'pdfa-2b': 'a-2b', 'pdfa-3b': 'a-3b', 'pdfua-1': 'ua-1' };
+
+let compiler: NodeCompiler | null = null;
+
+function getCompiler(settings: Record<string, unknown>): NodeCompiler {
+  if (!compiler) {
+    const fontDirs = Array.isArray(settings.fontDirs) ? settings.fontDirs.filter((d): d is string => typeof d === 'string') : [];
+    compiler = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: bundledFontBlobs() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
+    compiler.addSource(MAIN, LIBRARY);
+  }
+  return compiler;
+}
+
+export async function renderPdf(input: WorkerInput<RenderParams>): Promise<WorkerOutput> {
+  const doc = input.params.document as unknown as DocumentJson;
+  const profile = input.params.pdfProfile;
+  const problems = profileProblems(doc, profile);
+  if (problems.length) {
+    throw new PluginError('PROFILE_UNMET', `The document cannot meet ${profile}: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, { problems });
+  }
+  const images = new Map<string, LoadedImage>();
+  for (const f of input.files) images.set(f.filename, { bytes: f.bytes, mimeType: f.mimeType });
+  const { data, files } = buildTypstInput(doc, images);
+
+  const c = getCompiler(input.settings);
+  const shadows = [`${WORKSPACE}/doc.json`, ...files.map((f) => `${WORKSPACE}${f.path}`)];
+  c.mapShadow(shadows[0]!, Buffer.from(JSON.stringify(data)));
+  files.forEach((f, i) => c.mapShadow(shadows[i + 1]!, Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength)));
+  let pdf: Buffer;
+  try {
+    pdf = c.pdf({ mainFilePath: MAIN }, { pdfStandard: STANDARDS[profile] as never, pdfTags: true, creationTimestamp: Math.floor(Date.parse(input.params.createdAt) / 1000) });
+  } catch (err) {
+    throw typstFailure(err, profile);
+  } finally {
+    for (const p of shadows) c.unmapShadow(p);
+    c.evictCache(10);
+  }
+  const pdfCompliance = inspectCompliance(pdf, profile);
+  const result: RenderResultBody = { pageCount: countPages(pdf), pdfCompliance, warnings: [] };
+  const filename = `${doc.document.filename ?? 'document'}.pdf`;
+  return { file: { bytes: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), mimeType: 'application/pdf', filename }, result };
+}
+
+/** What a profile needs that the document lacks, each with its path (checked before rendering). */
+export function profileProblems(doc: DocumentJson, profile: PdfProfile): Array<{ path: string; message: string }> {
+  if (profile !== 'pdfua-1') return [];
+  const problems: Array<{ path: string; message: string }> = [];
+  if (!doc.document.title?.trim()) problems.push({ path: 'config.document.title', message: 'is required by PDF/UA-1 (the title is shown instead of the file name)' });
+  doc.sections.forEach((s, i) =>
+    s.content.forEach((el, j) => {
+      if (el.type === 'image' && !el.alt.trim() && !el.caption) {
+        problems.push({ path: `config.sections[${i}].content[${j}].alt`, message: 'must describe the image under PDF/UA-1 (give alt text or a caption)' });
+      }
+      if (el.type === 'variableRef') {
+        const v = doc.variables?.[el.name] as { type?: string; alt?: string } | undefined;
+        if (v && typeof v === 'object' && v.type === 'image' && !v.alt?.trim()) {
+          problems.push({ path: `config.variables.${el.name}.alt`, message: `must describe the image under PDF/UA-1 (rendered at sections[${i}].content[${j}])` });
+        }
+      }
+    }),
+  );
+  return problems;
+}
+
+/** Typst reports failures in `err.code` as a debug list of diagnostics; keep the messages and hints. */
+function typstFailure(err: unknown, profile: PdfProfile): PluginError {
+  const raw = String((err as { code?: unknown }).code ?? (err as Error).message ?? err);
+  const messages = [...raw.matchAll(/message: "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\"/g, '"'));
+  const hints = [...raw.matchAll(/hints: \[((?:"(?:[^"\\]|\\.)*",? ?)*)\]/g)].flatMap((m) => [...m[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((h) => h[1]!));
+  const text = messages.length ? messages.join('; ') : raw.replace(/^\d+: /, '').slice(0, 500);
+  const hint = hints.length ? ` (${[...new Set(hints)].join('; ')})` : '';
+  if (/PDF\/(A|UA)/.test(text)) return new PluginError('PROFILE_UNMET', `The document cannot meet ${profile}: ${text}${hint}.`);
+  return new PluginError('RENDER_FAILED', `The PDF could not be rendered: ${text}${hint}.`);
+}
+
+/** Reads the identification markers the file carries (XMP is stored uncompressed, as PDF/A requires). */
+export function inspectCompliance(pdf: Buffer, profile: PdfProfile): PdfCompliance {
+  const text = pdf.toString('latin1');
+  const attr = (name: string) => new RegExp(`${name}(?:>|=")([^<"]+)`).exec(text)?.[1] ?? null;
+  const part = attr('pdfaid:part');
+  const uaPart = attr('pdfuaid:part');
+  return {
+    profile,
+    tagged: /\/StructTreeRoot/.test(text) || /\/Marked\s+true/.test(text),
+    pdfaPart: part ? Number(part) : null,
+    pdfaConformance: attr('pdfaid:conformance'),
+    pdfuaPart: uaPart ? Number(uaPart) : null,
+    pdfVersion: /^%PDF-(\d\.\d)/.exec(text)?.[1] ?? 'unknown',
+  };
+}
+
+function countPages(pdf: Buffer): number {
+  const text = pdf.toString('latin1');
+  let max = 0;
+  for (const m of text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g)) max = Math.max(max, Number(m[1] ?? m[2]));
+  if (max) return max;
+  return Math.max(1, (text.match(/\/Type\s*\/Page\b/g) ?? []).length);
+}

@@ -1,0 +1,119 @@
+// Rendering: POST /render (document JSON → a render job), polling and the download of its output.
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { Type } from '@sinclair/typebox';
+import { HttpError } from '../../kernel/errors.js';
+import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
+import { renderTokenScope, type Kernel } from '../../kernel/kernel.js';
+import { renderFilename } from '../../kernel/job-notifier.js';
+import type { JobRecord } from '../../kernel/model.js';
+import { RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
+import type { RouteContext, RouteDefinition } from '../context.js';
+import { readJsonBody } from '../json-body.js';
+import { sendJson } from '../problem.js';
+import { API_PREFIX } from '../paths.js';
+import { contentDisposition } from './files.js';
+
+const FORMATS: Record<string, RenderJob['format']> = { pdf: 'PDF', docx: 'DOCX', odt: 'ODT', png: 'PNG', jpeg: 'JPEG' };
+
+export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
+  const doc = (job.params.document ?? {}) as { document?: { type?: string } };
+  const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number };
+  return {
+    jobId: job.id,
+    status: job.status,
+    format: FORMATS[doc.document?.type ?? 'pdf'] ?? 'PDF',
+    creditCost: job.estimatedCredits,
+    createdAt: job.createdAt,
+    downloadUrl: kernel.downloadUrl(job),
+    filename: renderFilename(job),
+    filloutId: null,
+    error: job.error,
+    errorCode: job.errorCode,
+    completedAt: job.completedAt,
+    progress: job.progress,
+    pdfProfile: (job.params.pdfProfile as PdfProfile | undefined) ?? 'standard',
+    pdfCompliance: result.pdfCompliance ?? null,
+    pageCount: result.pageCount ?? null,
+    warnings: job.warnings ?? [],
+  };
+}
+
+/** `?strict=true` (or `1`) turns unresolved references into 400 errors. */
+function strictOf(ctx: RouteContext): boolean {
+  const v = ctx.query.get('strict');
+  if (v === null || v === 'false' || v === '0') return false;
+  if (v === '' || v === 'true' || v === '1') return true;
+  throw new HttpError('VALIDATION_FAILED', `strict must be true or false, not "${v}".`, [{ path: 'query.strict', message: 'must be true or false', code: 'INVALID_FIELD' }]);
+}
+
+async function create(ctx: RouteContext): Promise<void> {
+  const strict = strictOf(ctx);
+  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+  const job = await ctx.kernel.renders.create(ctx.principal!.orgId, body, strict);
+  ctx.log.info({ jobId: job.id, action: job.action, warnings: job.warnings?.length ?? 0 }, 'render job created');
+  sendJson(ctx.res, 202, renderJobView(ctx.kernel, job), { Location: `${API_PREFIX}/render/${job.id}` });
+}
+
+async function renderJob(kernel: Kernel, orgId: string, id: string): Promise<JobRecord> {
+  const job = /^[0-9a-f-]{36}$/.test(id) ? await kernel.store.getJob(orgId, id) : undefined;
+  if (!job || job.kind !== 'render') throw new HttpError('NOT_FOUND', `Render job ${id} was not found (unknown, expired, or another organization's).`);
+  return job;
+}
+
+async function status(ctx: RouteContext): Promise<void> {
+  const job = await renderJob(ctx.kernel, ctx.principal!.orgId, ctx.params.jobId!);
+  sendJson(ctx.res, 200, renderJobView(ctx.kernel, job));
+}
+
+async function download(ctx: RouteContext): Promise<void> {
+  const { kernel, res } = ctx;
+  const id = ctx.params.jobId!;
+  let orgId = ctx.principal?.orgId ?? null;
+  if (!orgId) {
+    orgId = verifyDownloadToken(kernel.secret, ctx.query.get('token') ?? '', renderTokenScope(id), Math.floor(kernel.clock.now().getTime() / 1000));
+    if (!orgId) throw new HttpError('UNAUTHENTICATED', 'The download token is invalid, altered or expired; fetch the render job again for a fresh downloadUrl, or send an API key.');
+  }
+  const job = await renderJob(kernel, orgId, id);
+  if (job.status !== 'COMPLETED' || !job.outputFileId) {
+    throw new HttpError('NOT_FOUND', `Render job ${id} has no output: it is ${job.status}${job.status === 'FAILED' ? ` (${job.error})` : '; poll GET /render/{jobId} until COMPLETED'}.`);
+  }
+  const rec = await kernel.store.getFile(orgId, job.outputFileId);
+  if (!rec || rec.expiresAt <= kernel.clock.now().toISOString()) throw new HttpError('NOT_FOUND', `The output of render job ${id} expired; render again.`);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', rec.mimeType);
+  res.setHeader('Content-Length', String(rec.sizeBytes));
+  res.setHeader('Content-Disposition', contentDisposition(renderFilename(job)));
+  res.setHeader('Cache-Control', 'private, no-store');
+  await pipeline(createReadStream(kernel.blobs.path(rec.id)), res);
+}
+
+export function renderRoutes(): RouteDefinition[] {
+  return [
+    {
+      method: 'POST',
+      path: `${API_PREFIX}/render`,
+      auth: 'key',
+      handler: create,
+      doc: {
+        tag: 'Rendering',
+        summary: 'Render document JSON (temporary; output expires)',
+        description:
+          'Validates `config` (docs/document-json.md) and creates a render job; the output format is `config.document.type`. ' +
+          'Duplicate anchors and contract errors answer 400; broken references, undefined citations and abbreviations are 400 with `?strict=true`, otherwise warnings on the job. ' +
+          'Costs 1 credit, charged on completion.',
+        body: RenderRequestSchema,
+        query: [{ name: 'strict', description: 'Unresolved references are errors (400) instead of warnings.', schema: Type.Boolean() }],
+        responses: { 202: RenderJobSchema },
+      },
+    },
+    { method: 'GET', path: `${API_PREFIX}/render/:jobId`, auth: 'key', handler: status, doc: { tag: 'Rendering', summary: 'A render job (poll until COMPLETED or FAILED)', responses: { 200: RenderJobSchema } } },
+    {
+      method: 'GET',
+      path: `${API_PREFIX}/render/:jobId/download`,
+      auth: 'download',
+      handler: download,
+      doc: { tag: 'Rendering', summary: 'The output of a completed render (API key or the signed token of downloadUrl)', query: [{ name: 'token', description: 'Signed token from downloadUrl.', schema: Type.String() }], responses: { 200: 'application/pdf' } },
+    },
+  ];
+}
