@@ -12,18 +12,48 @@ const WORKSPACE = '/quire-render';
 const MAIN = `${WORKSPACE}/main.typ`;
 const LIBRARY = readFileSync(new URL('../../../plugins/render-pdf/assets/quire.typ', import.meta.url), 'utf8');
 
+const WARM_UP = {
+  meta: { title: null, author: [], subject: null, keywords: [] },
+  lang: 'en',
+  region: null,
+  page: { paper: 'a4', flipped: false, margin: { top: null, right: null, bottom: null, left: null } },
+  fonts: { body: ['Noto Sans'], mono: ['Noto Sans Mono'] },
+  style: { fontSize: 10.5, leading: 0.6, parSpacing: 8, colors: { primary: '#000000', text: '#000000', muted: '#555555', accent: '#000000' }, headings: Array(6).fill({ size: 12, weight: 'bold', color: null, above: 10, below: 5 }), table: { headerBackground: null, headerColor: null, borderColor: null, stripe: false, stripeColor: null } },
+  header: null,
+  footer: null,
+  bibliography: { data: '{}', style: 'apa' },
+  words: { figures: '', tables: '', references: '', equation: '' },
+  sections: [{ kind: 'flow', id: null, newPage: true, columns: null, content: [{ t: 'heading', level: 1, c: [{ t: 'text', v: 'Warm-up' }], id: null, align: null }, { t: 'par', c: [{ t: 'strong', c: [{ t: 'text', v: 'text' }] }], align: null, style: null }, { t: 'table', rows: [[{ c: [{ t: 'text', v: 'a' }], colspan: 1, rowspan: 1, align: null }]], header: 1, columns: [null], aligns: [null], caption: null, id: null, align: null }] }],
+};
+
 const STANDARDS: Record<PdfProfile, string | undefined> = { standard: undefined, 'pdfa-1b': 'a-1b', 'pdfa-2b': 'a-2b', 'pdfa-3b': 'a-3b', 'pdfua-1': 'ua-1' };
 
-let compiler: NodeCompiler | null = null;
+let compiler: { instance: NodeCompiler; fontKey: string } | null = null;
 
+/** One compiler per thread, loaded with the bundled fonts and the operator's `settings.fontDirs`. */
 function getCompiler(settings: Record<string, unknown>): NodeCompiler {
-  if (!compiler) {
-    const fontDirs = Array.isArray(settings.fontDirs) ? settings.fontDirs.filter((d): d is string => typeof d === 'string') : [];
-    compiler = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: bundledFontBlobs() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
-    compiler.addSource(MAIN, LIBRARY);
+  const fontDirs = Array.isArray(settings.fontDirs) ? settings.fontDirs.filter((d): d is string => typeof d === 'string') : [];
+  const fontKey = fontDirs.join('\0');
+  if (compiler?.fontKey !== fontKey) {
+    const instance = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: bundledFontBlobs() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
+    instance.addSource(MAIN, LIBRARY);
+    compiler = { instance, fontKey };
   }
-  return compiler;
+  return compiler.instance;
 }
+
+// A new thread loads fonts and compiles the library once while it is still idle, so the first job
+// does not pay for it (threads are replaced regularly, see recycleAfter in the manifest).
+setImmediate(() => {
+  try {
+    const c = getCompiler({});
+    c.mapShadow(`${WORKSPACE}/doc.json`, Buffer.from(JSON.stringify(WARM_UP)));
+    c.pdf({ mainFilePath: MAIN });
+    c.unmapShadow(`${WORKSPACE}/doc.json`);
+  } catch {
+    // A failed warm-up only means the first job is slower; that job reports any real problem.
+  }
+});
 
 export async function renderPdf(input: WorkerInput<RenderParams>): Promise<WorkerOutput> {
   const doc = input.params.document as unknown as DocumentJson;
