@@ -87,7 +87,10 @@ class Builder {
       const path = `sections[${i}]`;
       const content = this.#blocks(s.content, `${path}.content`, words);
       if (s.type === 'page') return { kind: 'page', id: s.id ?? null, align: s.align ?? 'top', startY: s.startY ?? null, content };
-      return { kind: 'flow', id: s.id ?? null, newPage: s.newPage !== false, columns: s.columns ? { count: s.columns.count, space: s.columns.space ?? 1.27, separate: s.columns.separate ?? false } : null, content };
+      const columns = s.columns ? { count: s.columns.count, space: s.columns.space ?? 1.27, rules: null as ColumnRules | null } : null;
+      // A rule between columns is drawn on the pages of a section that starts its own pages.
+      if (columns && s.columns?.separate && columns.count > 1 && s.newPage !== false) columns.rules = columnRules(d, columns.count, columns.space);
+      return { kind: 'flow', id: s.id ?? null, newPage: s.newPage !== false, columns, content };
     });
     const style = defaults.citationStyle ?? 'apa';
     if (this.#cited && !this.#hasBibliography) {
@@ -389,6 +392,30 @@ class Builder {
     this.files.push({ path: entry.path, bytes: Buffer.from(svg, 'utf8') });
     return entry;
   }
+}
+
+interface ColumnRules {
+  /** cm from the left page edge */
+  xs: number[];
+  /** cm from the top page edge, and the rule's length */
+  top: number;
+  length: number;
+}
+
+const PAPER_CM: Record<string, [number, number]> = { A4: [21, 29.7], A3: [29.7, 42], A5: [14.8, 21], Letter: [21.59, 27.94], Legal: [21.59, 35.56] };
+
+/** Where the rules between columns go on a page: Typst's default margin is 2.5/21 of the shorter side. */
+function columnRules(d: DocumentJson['document'], count: number, gutter: number): ColumnRules {
+  const [w0, h0] = PAPER_CM[d.size ?? 'A4']!;
+  const [w, h] = d.orientation === 'landscape' ? [h0, w0] : [w0, h0];
+  const auto = (2.5 / 21) * Math.min(w, h);
+  const left = d.marginLeft ?? auto;
+  const right = d.marginRight ?? auto;
+  const top = d.marginTop ?? auto;
+  const bottom = d.marginBottom ?? auto;
+  const column = (w - left - right - (count - 1) * gutter) / count;
+  const xs = Array.from({ length: count - 1 }, (_, k) => left + (k + 1) * column + k * gutter + gutter / 2);
+  return { xs, top, length: h - top - bottom };
 }
 
 /** `12`, `"2fr"`, `"30%"`, `"auto"` → a length quire.typ understands (numbers are cm). */
