@@ -59,6 +59,18 @@ export const ToolFileSchema = Type.Object({
 });
 export type ToolFile = Static<typeof ToolFileSchema>;
 
+export const TempImageSchema = Type.Object({
+  id: Uuid,
+  path: Type.String({ pattern: '^/temp-image/[0-9a-f-]{36}$', description: 'Use as `src` of an image element or image variable: /temp-image/<id>.' }),
+  mimeType: Type.Union([Type.Literal('image/png'), Type.Literal('image/jpeg'), Type.Literal('image/gif'), Type.Literal('image/webp'), Type.Literal('image/svg+xml')], { description: 'Detected from the content.' }),
+  sizeBytes: Type.Integer(),
+  width: Type.Union([Type.Integer(), Type.Null()], { description: 'Pixels (as displayed, EXIF orientation applied); for SVG the declared size in CSS px, null when it declares none.' }),
+  height: Type.Union([Type.Integer(), Type.Null()], { description: 'As width.' }),
+  expiresAt: Type.String({ format: 'date-time', description: '24 hours after the upload.' }),
+  createdAt: Timestamp,
+});
+export type TempImage = Static<typeof TempImageSchema>;
+
 export const ProblemSchema = Type.Object({
   type: Type.String(),
   title: Type.String(),

@@ -19,6 +19,7 @@ import type { ValidateFunction } from 'ajv';
 import { fileTypeFromBuffer } from 'file-type';
 import type { UrlPolicy } from './url-policy.js';
 import { getBytes } from './outbound-http.js';
+import { resolveTempImagePath } from './temp-images.js';
 
 /** Remote images of a render: fetched through the URL policy with these bounds. */
 const REMOTE_IMAGE_TIMEOUT_MS = 15_000;
@@ -176,10 +177,10 @@ export class JobRunner {
 
   /** An image a render draws, as a worker file whose `filename` is its `src`: a temporary image, or fetched under the URL policy. */
   async #loadImage(job: JobRecord, src: string): Promise<WorkerFile> {
-    const temp = /^\/temp-image\/([A-Za-z0-9_-]{1,100})$/.exec(src);
+    const tempId = resolveTempImagePath(src);
     let bytes: Buffer;
-    if (temp) {
-      const rec = await this.store.getFile(job.orgId, temp[1]!);
+    if (tempId) {
+      const rec = await this.store.getFile(job.orgId, tempId);
       if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= this.clock.now().toISOString()) {
         throw new JobError('INPUT_MISSING', `Image ${src} expired or was deleted before the render ran; upload it again with POST /images/upload.`);
       }
@@ -197,7 +198,7 @@ export class JobRunner {
     }
     const mimeType = await imageType(bytes);
     if (!mimeType) throw new JobError('INPUT_MISSING', `Image ${src} is not a PNG, JPEG, GIF, WebP or SVG image (checked from its content).`);
-    return { field: 'image', fileId: temp?.[1] ?? src, filename: src, mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    return { field: 'image', fileId: tempId ?? src, filename: src, mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
   }
 
   #checkResult(reg: RegisteredAction, result: Record<string, unknown>): void {

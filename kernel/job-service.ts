@@ -50,7 +50,8 @@ export class JobService {
     for (const ref of refs) {
       const path = fieldPath(params, ref);
       const rec = await this.store.getFile(orgId, ref.fileId);
-      if (!rec || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
+      // Temporary images (POST /images/upload) are for documents, not tool inputs.
+      if (!rec || rec.kind === 'IMAGE' || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
       const accept = action.files!.find((f) => f.field === ref.field)!.accept;
       if (!accept.includes(rec.mimeType)) {
         throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route?.path} accepts ${accept.join(', ')}.`);

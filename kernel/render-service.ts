@@ -14,11 +14,10 @@ import type { Store } from './store/store.js';
 import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
 import type { UrlPolicy } from './url-policy.js';
 import type { JobRecord, WebhookConfig } from './model.js';
+import { resolveTempImagePath } from './temp-images.js';
 
 const checkRequest = compileSchema(RenderRequestSchema);
 
-/** Temporary images are `/temp-image/<id>` paths; their id is a file record of kind IMAGE. */
-const TEMP_IMAGE = /^\/temp-image\/([A-Za-z0-9_-]{1,100})$/;
 const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
 
 @injectable()
@@ -93,9 +92,9 @@ export class RenderService {
     const sources = new Set<string>();
     for (const { src, path } of uses) {
       if (sources.has(src)) continue;
-      const temp = TEMP_IMAGE.exec(src);
-      if (temp) {
-        const rec = await this.store.getFile(orgId, temp[1]!);
+      const tempId = src.startsWith('/temp-image/') ? resolveTempImagePath(src) : null;
+      if (src.startsWith('/temp-image/')) {
+        const rec = tempId ? await this.store.getFile(orgId, tempId) : undefined;
         if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= now) {
           errors.push({ path, message: `${src} was not found: temporary images live 24 hours after POST /images/upload and belong to the organization that uploaded them`, code: 'IMAGE_NOT_FOUND' });
           continue;

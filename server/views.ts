@@ -24,7 +24,10 @@ export function toolsJobView(kernel: Kernel, job: JobRecord): ToolsJob {
   };
 }
 
-export function toolFileView(file: FileRecord): ToolFile {
+/** Files the tools endpoints show: uploads and outputs, never temporary images. */
+export type ToolFileRecord = FileRecord & { kind: ToolFile['kind'] };
+
+export function toolFileView(file: ToolFileRecord): ToolFile {
   return {
     id: file.id,
     filename: file.filename,

@@ -1,58 +1,87 @@
-// The embedded metadata store: one JSON document under the data dir, written durably on every change.
+// The embedded metadata store: state in memory, changes appended to a journal, a lowdb JSON snapshot.
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
+import { Journal, fsyncDir } from './journal.js';
+import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
 import type { Store } from './store.js';
 import type { IntegrationClient, ResourceTokenRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
-interface Data {
-  schemaVersion: 1;
-  organizations: Record<string, Organization>;
-  apiKeys: Record<string, ApiKeyRecord>;
-  integrationClients: Record<string, IntegrationClient>;
-  resourceTokens: Record<string, ResourceTokenRecord>;
-  files: Record<string, FileRecord>;
-  jobs: Record<string, JobRecord>;
-  ledger: LedgerEntry[];
+export interface LowdbStoreOptions {
+  /** Rewrite the snapshot and empty the journal once it holds this many lines (default 20,000) ... */
+  compactAfterLines?: number;
+  /** ... or this many bytes (default 32 MiB). */
+  compactAfterBytes?: number;
 }
 
-const emptyData = (): Data => ({ schemaVersion: 1, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [] });
-
+/**
+ * Each change is applied in memory and appended as one line to `quire.journal`; its promise
+ * resolves once that line is durable (changes made meanwhile share one write and fdatasync).
+ * `quire.json` is the snapshot the journal continues; it is rewritten when the journal grows past a
+ * threshold and on close.
+ */
 export class LowdbStore implements Store {
-  #db: Low<Data>;
-  #keyByHash = new Map<string, string>();
+  readonly #dataDir: string;
+  readonly #db: Low<Data>;
+  readonly #journal: Journal<StoreOp>;
+  #state = new StoreState(null);
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, options: LowdbStoreOptions = {}) {
+    this.#dataDir = dataDir;
     this.#db = new Low<Data>(new DurableJsonFile<Data>(path.join(dataDir, 'quire.json')), emptyData());
-    this.dataDir = dataDir;
+    this.#journal = new Journal<StoreOp>(path.join(dataDir, 'quire.journal'), {
+      snapshotName: 'quire.json',
+      compactAfterLines: options.compactAfterLines ?? 20_000,
+      compactAfterBytes: options.compactAfterBytes ?? 32 * 1024 * 1024,
+      snapshot: (seq) => this.#snapshot(seq),
+    });
   }
 
-  private readonly dataDir: string;
-
   async init(): Promise<void> {
-    await mkdir(this.dataDir, { recursive: true });
+    await mkdir(this.#dataDir, { recursive: true });
     await this.#db.read();
-    this.#db.data = { ...emptyData(), ...this.#db.data };
-    for (const key of Object.values(this.#db.data.apiKeys)) this.#keyByHash.set(key.hash, key.id);
+    this.#state = new StoreState(this.#db.data);
+    this.#db.data = this.#state.data;
+    for (const entry of await this.#journal.open(this.#data.journalSeq)) {
+      try {
+        for (const op of entry.ops) this.#state.apply(op);
+      } catch (err) {
+        throw new Error(`Line ${entry.line} of the journal ${this.#journal.filename} cannot be replayed (${(err as Error).message}); restore the data dir from a backup.`);
+      }
+    }
   }
 
   async close(): Promise<void> {
-    await this.#db.write();
+    await this.#journal.close();
+  }
+
+  /** Resolves once every change made so far is durable and no compaction is under way (tests, benchmarks). */
+  async flush(): Promise<void> {
+    await this.#journal.idle();
   }
 
   get #data(): Data {
-    return this.#db.data;
+    return this.#state.data;
   }
 
-  #save(): Promise<void> {
-    return this.#db.write();
+  /** Writes `quire.json` as of `seq`; the state is serialised synchronously inside `write()`. */
+  async #snapshot(seq: number): Promise<void> {
+    this.#data.journalSeq = seq;
+    await this.#db.write();
+    await fsyncDir(this.#dataDir); // the rename must be durable before the journal is emptied
+  }
+
+  /** Journals the operations (throwing, unchanged, if that is impossible), applies them, resolves when durable. */
+  #commit(...changes: StoreOp[]): Promise<void> {
+    const durable = this.#journal.append(changes);
+    for (const op of changes) this.#state.apply(op);
+    return durable;
   }
 
   async createOrganization(org: Organization): Promise<void> {
-    this.#data.organizations[org.id] = { ...org };
-    await this.#save();
+    await this.#commit(ops.put('organizations', { ...org }));
   }
 
   async getOrganization(id: string): Promise<Organization | undefined> {
@@ -65,13 +94,11 @@ export class LowdbStore implements Store {
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
-    this.#data.apiKeys[key.id] = { ...key };
-    this.#keyByHash.set(key.hash, key.id);
-    await this.#save();
+    await this.#commit(ops.put('apiKeys', { ...key }));
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const id = this.#keyByHash.get(hash);
+    const id = this.#state.apiKeyIdByHash(hash);
     const key = id ? this.#data.apiKeys[id] : undefined;
     return key && { ...key };
   }
@@ -83,14 +110,12 @@ export class LowdbStore implements Store {
   async revokeApiKey(orgId: string, id: string, at: string): Promise<boolean> {
     const key = this.#data.apiKeys[id];
     if (!key || key.orgId !== orgId || key.revokedAt) return false;
-    key.revokedAt = at;
-    await this.#save();
+    await this.#commit(ops.patch('apiKeys', id, { revokedAt: at }));
     return true;
   }
 
   async createIntegrationClient(client: IntegrationClient): Promise<void> {
-    this.#data.integrationClients[client.id] = { ...client };
-    await this.#save();
+    await this.#commit(ops.put('integrationClients', { ...client }));
   }
 
   async getIntegrationClient(id: string): Promise<IntegrationClient | undefined> {
@@ -103,12 +128,12 @@ export class LowdbStore implements Store {
   }
 
   async createResourceToken(token: ResourceTokenRecord): Promise<void> {
-    this.#data.resourceTokens[token.id] = { ...token };
-    await this.#save();
+    await this.#commit(ops.put('resourceTokens', { ...token }));
   }
 
   async findResourceTokenByHash(hash: string): Promise<ResourceTokenRecord | undefined> {
-    const t = Object.values(this.#data.resourceTokens).find((r) => r.hash === hash);
+    const id = this.#state.resourceTokenIdByHash(hash);
+    const t = id ? this.#data.resourceTokens[id] : undefined;
     return t && { ...t };
   }
 
@@ -124,14 +149,12 @@ export class LowdbStore implements Store {
   async revokeResourceToken(orgId: string, id: string, at: string): Promise<boolean> {
     const t = this.#data.resourceTokens[id];
     if (!t || t.orgId !== orgId || t.revokedAt) return false;
-    t.revokedAt = at;
-    await this.#save();
+    await this.#commit(ops.patch('resourceTokens', id, { revokedAt: at }));
     return true;
   }
 
   async createFile(file: FileRecord): Promise<void> {
-    this.#data.files[file.id] = { ...file };
-    await this.#save();
+    await this.#commit(ops.put('files', { ...file }));
   }
 
   async getFile(orgId: string, id: string): Promise<FileRecord | undefined> {
@@ -140,18 +163,18 @@ export class LowdbStore implements Store {
   }
 
   async deleteFile(id: string): Promise<void> {
-    if (!(id in this.#data.files)) return;
-    delete this.#data.files[id];
-    await this.#save();
+    if (!Object.hasOwn(this.#data.files, id)) return;
+    await this.#commit(ops.del('files', id));
   }
 
   async listFilesExpiredBy(instant: string): Promise<FileRecord[]> {
-    return Object.values(this.#data.files).filter((f) => f.expiresAt <= instant).map((f) => ({ ...f }));
+    const out: FileRecord[] = [];
+    for (const f of Object.values(this.#data.files)) if (f.expiresAt <= instant) out.push({ ...f });
+    return out;
   }
 
   async createJob(job: JobRecord): Promise<void> {
-    this.#data.jobs[job.id] = structuredClone(job);
-    await this.#save();
+    await this.#commit(ops.put('jobs', structuredClone(job)));
   }
 
   async getJob(orgId: string, id: string): Promise<JobRecord | undefined> {
@@ -166,9 +189,10 @@ export class LowdbStore implements Store {
 
   async updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord> {
     const job = this.#requireJob(id);
-    Object.assign(job, structuredClone(patch));
-    await this.#save();
-    return structuredClone(job);
+    const durable = this.#commit(ops.patch('jobs', id, structuredClone(patch)));
+    const copy = structuredClone(job);
+    await durable;
+    return copy;
   }
 
   async finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null): Promise<JobRecord> {
@@ -176,10 +200,11 @@ export class LowdbStore implements Store {
     if (job.status === 'COMPLETED' || job.status === 'FAILED') {
       throw new Error(`Job ${id} is already ${job.status}; a finished job never moves again.`);
     }
-    Object.assign(job, structuredClone(patch));
-    if (charge) this.#appendLedger(charge);
-    await this.#save();
-    return structuredClone(job);
+    // One journal line: the state change and the charge are durable together or not at all.
+    const durable = this.#commit(ops.patch('jobs', id, structuredClone(patch)), ...(charge ? this.#ledgerOps(charge) : []));
+    const copy = structuredClone(job);
+    await durable;
+    return copy;
   }
 
   async listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]> {
@@ -190,29 +215,23 @@ export class LowdbStore implements Store {
   }
 
   async outstandingEstimate(orgId: string): Promise<number> {
-    let sum = 0;
-    for (const j of Object.values(this.#data.jobs)) {
-      if (j.orgId === orgId && (j.status === 'PENDING' || j.status === 'PROCESSING')) sum += j.estimatedCredits;
-    }
-    return sum;
+    return this.#state.outstandingEstimate(orgId);
   }
 
   async deleteJobsFinishedBefore(instant: string): Promise<number> {
-    let removed = 0;
-    for (const [id, j] of Object.entries(this.#data.jobs)) {
-      if (j.completedAt && j.completedAt < instant) {
-        delete this.#data.jobs[id];
-        removed++;
-      }
-    }
-    if (removed) await this.#save();
-    return removed;
+    const gone: StoreOp[] = [];
+    for (const j of Object.values(this.#data.jobs)) if (j.completedAt && j.completedAt < instant) gone.push(ops.del('jobs', j.id));
+    if (gone.length) await this.#commit(...gone);
+    return gone.length;
   }
 
   async addLedgerEntry(entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry> {
-    const written = this.#appendLedger(entry);
-    await this.#save();
-    return { ...written };
+    const changes = this.#ledgerOps(entry);
+    const durable = this.#commit(...changes);
+    const written = this.#data.ledger[this.#data.ledger.length - 1]!;
+    const copy = { ...written };
+    await durable;
+    return copy;
   }
 
   async listLedger(orgId: string, limit: number): Promise<LedgerEntry[]> {
@@ -224,17 +243,16 @@ export class LowdbStore implements Store {
     return out;
   }
 
-  #appendLedger(entry: Omit<LedgerEntry, 'balanceAfter'>): LedgerEntry {
+  /** The new balance is written as a value, not a delta, so replaying it is exact. */
+  #ledgerOps(entry: Omit<LedgerEntry, 'balanceAfter'>): StoreOp[] {
     const org = this.#data.organizations[entry.orgId];
     if (!org) throw new Error(`Organization ${entry.orgId} does not exist.`);
-    org.balance += entry.amount;
-    const written: LedgerEntry = { ...entry, balanceAfter: org.balance };
-    this.#data.ledger.push(written);
-    return written;
+    const balance = org.balance + entry.amount;
+    return [ops.patch('organizations', org.id, { balance }), ops.append('ledger', { ...entry, balanceAfter: balance })];
   }
 
   #requireJob(id: string): JobRecord {
-    const job = this.#data.jobs[id];
+    const job = Object.hasOwn(this.#data.jobs, id) ? this.#data.jobs[id] : undefined;
     if (!job) throw new Error(`Job ${id} does not exist.`);
     return job;
   }

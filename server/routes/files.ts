@@ -6,11 +6,10 @@ import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../kernel/errors.js';
 import { ACCEPTED_UPLOAD_TYPES, detectFileType } from '../../kernel/file-type.js';
 import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
-import type { FileRecord } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { receiveUpload } from '../upload.js';
 import { sendJson } from '../problem.js';
-import { toolFileView } from '../views.js';
+import { toolFileView, type ToolFileRecord } from '../views.js';
 import { API_PREFIX } from '../paths.js';
 import { ToolFileSchema } from '../../contracts/common.js';
 
@@ -31,7 +30,7 @@ async function upload(ctx: RouteContext): Promise<void> {
     }
     await kernel.blobs.adopt(tempPath, id);
     const now = kernel.clock.now();
-    const rec: FileRecord = {
+    const rec: ToolFileRecord = {
       id,
       orgId: ctx.principal!.orgId,
       filename: received.filename,
@@ -50,11 +49,12 @@ async function upload(ctx: RouteContext): Promise<void> {
   }
 }
 
-async function liveFile(ctx: RouteContext, orgId: string): Promise<FileRecord> {
+/** A live tool file; temporary images (kind IMAGE, POST /images/upload) are not tool files and answer 404. */
+async function liveFile(ctx: RouteContext, orgId: string): Promise<ToolFileRecord> {
   const id = ctx.params.fileId!;
   const rec = /^[0-9a-f-]{36}$/.test(id) ? await ctx.kernel.store.getFile(orgId, id) : undefined;
-  if (!rec || rec.expiresAt <= ctx.kernel.clock.now().toISOString()) throw new HttpError('NOT_FOUND', `File ${id} was not found (unknown, expired, or another organization's).`);
-  return rec;
+  if (!rec || rec.kind === 'IMAGE' || rec.expiresAt <= ctx.kernel.clock.now().toISOString()) throw new HttpError('NOT_FOUND', `File ${id} was not found (unknown, expired, or another organization's).`);
+  return { ...rec, kind: rec.kind };
 }
 
 async function getFile(ctx: RouteContext): Promise<void> {

@@ -1,0 +1,17 @@
+// Temporary images (POST /images/upload): their `/temp-image/<id>` paths and their fixed lifetime.
+
+/** The spec's "Temporary images valid 24 hours"; not the tool files' configurable TTL. */
+export const TEMP_IMAGE_TTL_SECONDS = 24 * 3600;
+
+export function tempImagePath(id: string): string {
+  return `/temp-image/${id}`;
+}
+
+/**
+ * The file id behind an image `src` of the form `/temp-image/<uuid>`, or null for any other source.
+ * The caller still looks the id up in the caller's organization and checks `kind: 'IMAGE'` and expiry.
+ */
+export function resolveTempImagePath(src: string): string | null {
+  const m = /^\/temp-image\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(src);
+  return m ? m[1]!.toLowerCase() : null;
+}
