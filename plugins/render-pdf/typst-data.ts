@@ -265,13 +265,16 @@ class Builder {
       case 'h6':
         return { t: 'heading', level: Number(el.type[1]), c: this.#inline(el.text), id: el.id ?? null, align: el.align ?? null };
       case 'text':
-        return { t: 'par', c: this.#inline(el.text), align: el.align ?? null, style: el.style ?? null };
+        return { t: 'par', c: this.#inline(el.text), align: el.align ?? null, style: el.style ? { ...el.style, fonts: el.style.fontFamily ? fontStack(el.style.fontFamily) : null } : null };
       case 'list':
         return { t: 'list', ordered: el.ordered ?? false, start: el.start ?? 1, items: this.#listItems(el.items) };
       case 'table':
         return this.#table(el, path);
-      case 'image':
-        return { t: 'image', ...this.#image(el.src, `${path}.src`), alt: this.#plain(el.alt), width: length(el.width), height: length(el.height), caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: el.id ?? null, align: el.align ?? 'center' };
+      case 'image': {
+        // A captioned image is not decorative: without alt text, its caption describes it (PDF/UA-1 needs one or the other).
+        const alt = el.alt.trim() || el.caption === undefined ? this.#plain(el.alt) : this.#plain(inlineText(parseInline(el.caption)));
+        return { t: 'image', ...this.#image(el.src, `${path}.src`), alt, width: length(el.width), height: length(el.height), caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: el.id ?? null, align: el.align ?? 'center' };
+      }
       case 'chart': {
         const widthPt = 16 * 28.3465;
         const heightPt = widthPt * 0.56;

@@ -4,7 +4,7 @@ import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { buildTypstInput, type LoadedImage } from './typst-data.js';
-import { bundledFontBlobs } from './fonts.js';
+import { BUNDLED_FAMILIES, bundledFontBlobs, fontStack } from './fonts.js';
 import type { PdfCompliance, PdfProfile, RenderParams, RenderResultBody } from './contract.js';
 
 /** The compiler's project root. It exists only in memory: documents can read nothing from disk. */
@@ -80,7 +80,7 @@ export async function renderPdf(input: WorkerInput<RenderParams>): Promise<Worke
     c.evictCache(10);
   }
   const pdfCompliance = inspectCompliance(pdf, profile);
-  const result: RenderResultBody = { pageCount: countPages(pdf), pdfCompliance, warnings: [] };
+  const result: RenderResultBody = { pageCount: countPages(pdf), pdfCompliance, warnings: fontWarnings(doc, input.settings) };
   const filename = `${doc.document.filename ?? 'document'}.pdf`;
   return { file: { bytes: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), mimeType: 'application/pdf', filename }, result };
 }
@@ -104,6 +104,22 @@ export function profileProblems(doc: DocumentJson, profile: PdfProfile): Array<{
     }),
   );
   return problems;
+}
+
+/** Families the document asks for that are neither bundled nor possibly in the operator's font folders. */
+function fontWarnings(doc: DocumentJson, settings: Record<string, unknown>): RenderResultBody['warnings'] {
+  if (Array.isArray(settings.fontDirs) && settings.fontDirs.length) return [];
+  const known = new Set(BUNDLED_FAMILIES.map((f) => f.toLowerCase()));
+  const warnings: RenderResultBody['warnings'] = [];
+  const check = (family: string | undefined, path: string) => {
+    const main = family ? fontStack(family)[0]! : undefined;
+    if (main && !known.has(main.toLowerCase())) {
+      warnings.push({ path, code: 'FONT_NOT_INSTALLED', message: `font "${family}" is not installed on this server; ${fontStack(undefined)[0]} was used. Installed: ${BUNDLED_FAMILIES.join(', ')}` });
+    }
+  };
+  check(doc.defaults?.fonts?.family, 'config.defaults.fonts.family');
+  doc.sections.forEach((s, i) => s.content.forEach((el, j) => el.type === 'text' && check(el.style?.fontFamily, `config.sections[${i}].content[${j}].style.fontFamily`)));
+  return warnings;
 }
 
 /** Typst reports failures in `err.code` as a debug list of diagnostics; keep the messages and hints. */

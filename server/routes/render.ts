@@ -18,7 +18,7 @@ const FORMATS: Record<string, RenderJob['format']> = { pdf: 'PDF', docx: 'DOCX',
 
 export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
   const doc = (job.params.document ?? {}) as { document?: { type?: string } };
-  const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number };
+  const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number; warnings?: RenderJob['warnings'] };
   return {
     jobId: job.id,
     status: job.status,
@@ -35,7 +35,7 @@ export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
     pdfProfile: (job.params.pdfProfile as PdfProfile | undefined) ?? 'standard',
     pdfCompliance: result.pdfCompliance ?? null,
     pageCount: result.pageCount ?? null,
-    warnings: job.warnings ?? [],
+    warnings: [...(job.warnings ?? []), ...(result.warnings ?? [])],
   };
 }
 
