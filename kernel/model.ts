@@ -1,4 +1,5 @@
-// The records Quire keeps: organizations, API keys, files, jobs, ledger entries.
+// The records Quire keeps: organizations, API keys, files, jobs, ledger entries, style presets.
+import type { Defaults } from '../contracts/document-json.js';
 
 export type Role = 'owner' | 'admin' | 'member';
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
@@ -116,4 +117,25 @@ export interface LedgerEntry {
   note: string | null;
   balanceAfter: number;
   createdAt: string;
+}
+
+/**
+ * A workspace style preset of one organization (built-in `system:` presets are not stored: they live in
+ * contracts/system-styles.ts). Optional text fields are null when unset, so a journal patch can clear them.
+ */
+export interface StylePresetRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  description: string | null;
+  category: string | null;
+  tags: string[];
+  /** At most one preset of an organization is the default; the store clears the others in the same write. */
+  isDefault: boolean;
+  /** A `defaults` object of document JSON, validated against its contract before it is stored. */
+  definition: Defaults;
+  /** 1 when created; every update adds 1. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
 }

@@ -8,6 +8,8 @@ const DEBIAN_PACKAGES = [
   ['qpdf', 'qpdf'],
   ['pdfinfo', 'poppler-utils'],
   ['pdftotext', 'poppler-utils'],
+  // Only the render benchmark's peer (bench/render.ts prints Chromium's HTML → PDF beside Quire's).
+  ['chromium', 'chromium'],
 ];
 
 function say(msg) {

@@ -18,6 +18,7 @@ import { accountRoutes } from './routes/account.js';
 import { docsRoutes } from './routes/docs.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { renderRoutes } from './routes/render.js';
+import { styleRoutes } from './routes/styles.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -99,11 +100,12 @@ export function createServer(kernel: Kernel): QuireServer {
     ...imageRoutes(),
     ...readinessRoutes(),
     ...renderRoutes(),
+    ...styleRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];
   for (const route of routes) {
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete';
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
     app[method](route.path, wrap(route));
   }
 

@@ -33,7 +33,7 @@ export interface RouteDoc {
 }
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   auth: AuthMode;
   handler: (ctx: RouteContext) => Promise<void>;

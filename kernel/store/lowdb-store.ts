@@ -5,8 +5,8 @@ import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
-import type { Store } from './store.js';
-import type { IntegrationClient, ResourceTokenRecord } from '../model.js';
+import type { Store, StylePresetPatch } from './store.js';
+import type { IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface LowdbStoreOptions {
@@ -239,6 +239,51 @@ export class LowdbStore implements Store {
     for (let i = this.#data.ledger.length - 1; i >= 0 && out.length < limit; i--) {
       const e = this.#data.ledger[i]!;
       if (e.orgId === orgId) out.push({ ...e });
+    }
+    return out;
+  }
+
+  async createStylePreset(preset: StylePresetRecord): Promise<void> {
+    const clear = preset.isDefault ? this.#clearDefaultOps(preset.orgId, preset.id, preset.createdAt) : [];
+    await this.#commit(...clear, ops.put('stylePresets', structuredClone(preset)));
+  }
+
+  async getStylePreset(orgId: string, id: string): Promise<StylePresetRecord | undefined> {
+    const p = Object.hasOwn(this.#data.stylePresets, id) ? this.#data.stylePresets[id] : undefined;
+    return p && p.orgId === orgId ? structuredClone(p) : undefined;
+  }
+
+  async listStylePresets(orgId: string): Promise<StylePresetRecord[]> {
+    return Object.values(this.#data.stylePresets)
+      .filter((p) => p.orgId === orgId)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+      .map((p) => structuredClone(p));
+  }
+
+  async updateStylePreset(orgId: string, id: string, patch: StylePresetPatch, at: string): Promise<StylePresetRecord | undefined> {
+    const p = Object.hasOwn(this.#data.stylePresets, id) ? this.#data.stylePresets[id] : undefined;
+    if (!p || p.orgId !== orgId) return undefined;
+    // The version is computed here, not by the caller, so concurrent updates each get their own number.
+    const change = { ...structuredClone(patch), version: p.version + 1, updatedAt: at };
+    const clear = patch.isDefault ? this.#clearDefaultOps(orgId, id, at) : [];
+    const durable = this.#commit(...clear, ops.patch('stylePresets', id, change));
+    const copy = structuredClone(p);
+    await durable;
+    return copy;
+  }
+
+  async deleteStylePreset(orgId: string, id: string): Promise<boolean> {
+    const p = Object.hasOwn(this.#data.stylePresets, id) ? this.#data.stylePresets[id] : undefined;
+    if (!p || p.orgId !== orgId) return false;
+    await this.#commit(ops.del('stylePresets', id));
+    return true;
+  }
+
+  /** Unsets the organization's other default presets (their version stays: only the flag moved away). */
+  #clearDefaultOps(orgId: string, exceptId: string, at: string): StoreOp[] {
+    const out: StoreOp[] = [];
+    for (const p of Object.values(this.#data.stylePresets)) {
+      if (p.orgId === orgId && p.isDefault && p.id !== exceptId) out.push(ops.patch('stylePresets', p.id, { isDefault: false, updatedAt: at }));
     }
     return out;
   }

@@ -1,5 +1,5 @@
 // The embedded store's in-memory state: its collections, the operations that change them, and lookup indexes.
-import type { IntegrationClient, ResourceTokenRecord } from '../model.js';
+import type { IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, LedgerEntry, Organization } from '../model.js';
 
 /** The snapshot document (`quire.json`). A new collection is one line here and one in `emptyData`. */
@@ -14,9 +14,10 @@ export interface Data {
   files: Record<string, FileRecord>;
   jobs: Record<string, JobRecord>;
   ledger: LedgerEntry[];
+  stylePresets: Record<string, StylePresetRecord>;
 }
 
-export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [] });
+export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {} });
 
 /** Collections keyed by id, and append-only lists; derived from `Data` so the two never drift. */
 export type RecordCollection = { [K in keyof Data]: Data[K] extends unknown[] ? never : Data[K] extends Record<string, { id: string }> ? K : never }[keyof Data];

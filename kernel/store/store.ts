@@ -1,5 +1,5 @@
 // The metadata store interface: the embedded lowdb store implements it today, PostgreSQL can later.
-import type { IntegrationClient, ResourceTokenRecord } from '../model.js';
+import type { IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface Store {
@@ -46,4 +46,21 @@ export interface Store {
 
   addLedgerEntry(entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry>;
   listLedger(orgId: string, limit: number): Promise<LedgerEntry[]>;
+
+  /** When the preset is the default, the organization's other presets stop being it, in the same write. */
+  createStylePreset(preset: StylePresetRecord): Promise<void>;
+  /** Scoped to the organization: another organization's preset is undefined. */
+  getStylePreset(orgId: string, id: string): Promise<StylePresetRecord | undefined>;
+  /** The organization's presets, oldest first. */
+  listStylePresets(orgId: string): Promise<StylePresetRecord[]>;
+  /**
+   * Applies the patch, adds 1 to `version` and sets `updatedAt` to `at`; `isDefault: true` clears the
+   * organization's other default in the same write. Undefined when the preset is unknown or another organization's.
+   */
+  updateStylePreset(orgId: string, id: string, patch: StylePresetPatch, at: string): Promise<StylePresetRecord | undefined>;
+  /** False when the preset is unknown or another organization's. */
+  deleteStylePreset(orgId: string, id: string): Promise<boolean>;
 }
+
+/** The fields of a style preset a client may change. */
+export type StylePresetPatch = Partial<Pick<StylePresetRecord, 'name' | 'description' | 'category' | 'tags' | 'isDefault' | 'definition'>>;

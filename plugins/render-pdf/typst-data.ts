@@ -84,7 +84,8 @@ class Builder {
     const locale = parseLocale(defaults.locale);
     const words = wordsFor(locale.lang);
     const sections = doc.sections.map((s, i) => {
-      const path = `sections[${i}]`;
+      // Paths name the request field (`config.…`), as the 400 answers and PROFILE_UNMET do.
+      const path = `config.sections[${i}]`;
       const content = this.#blocks(s.content, `${path}.content`, words);
       if (s.type === 'page') return { kind: 'page', id: s.id ?? null, align: s.align ?? 'top', startY: s.startY ?? null, content };
       const columns = s.columns ? { count: s.columns.count, space: s.columns.space ?? 1.27, rules: null as ColumnRules | null } : null;
@@ -107,7 +108,7 @@ class Builder {
     const lineHeight = paragraph.lineHeight ?? 1.35;
     const headings = DEFAULT_HEADINGS.map((base, i) => {
       const h = defaults.headings?.[`h${i + 1}` as 'h1'] ?? {};
-      return { size: h.size ?? base.size, weight: h.weight ?? base.weight, color: h.color ?? null, above: h.spacingBefore ?? base.above, below: h.spacingAfter ?? base.below };
+      return { size: h.size ?? base.size, weight: (h.weight ?? base.weight) === 'normal' ? 'regular' : (h.weight ?? base.weight), color: h.color ?? null, above: h.spacingBefore ?? base.above, below: h.spacingAfter ?? base.below };
     });
     const margin = { top: d.marginTop ?? null, right: d.marginRight ?? null, bottom: d.marginBottom ?? null, left: d.marginLeft ?? null };
     const data = {
@@ -369,7 +370,7 @@ class Builder {
     const v = value as { type: string } & Record<string, unknown>;
     if (v.type === 'image') {
       const alt = typeof v.alt === 'string' ? this.#plain(v.alt) : '';
-      return { t: 'image', ...this.#image(v.src as string, `variables.${name}.src`), alt, width: length(v.width as number | string | undefined), height: length(v.height as number | string | undefined), caption: null, id: null, align: 'left' };
+      return { t: 'image', ...this.#image(v.src as string, `config.variables.${name}.src`), alt, width: length(v.width as number | string | undefined), height: length(v.height as number | string | undefined), caption: null, id: null, align: 'left' };
     }
     if (v.type === 'list') {
       return { t: 'list', ordered: v.ordered === true, start: 1, items: (v.items as string[]).map((s) => ({ c: [{ t: 'text', v: s }] })) };
