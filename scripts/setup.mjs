@@ -35,7 +35,13 @@ const lockHash = createHash('sha256').update(readFileSync('package-lock.json')).
 const marker = 'node_modules/.quire-lock-hash';
 if (!existsSync(marker) || readFileSync(marker, 'utf8') !== lockHash) {
   say('installing npm packages (npm ci)');
-  run('npm', ['ci', '--no-audit', '--no-fund']);
+  // `npm ci` refuses a lock that lacks the other platforms' prebuilt binaries of a native package
+  // (a registry mirror without them); `npm install` then installs the same pinned versions.
+  const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  if (ci.status !== 0) {
+    say('npm ci failed; installing with npm install (same lock, this platform only)');
+    run('npm', ['install', '--no-audit', '--no-fund']);
+  }
   writeFileSync(marker, lockHash);
 } else {
   say('npm packages up to date');
