@@ -1,0 +1,84 @@
+// State shared while one Markdown source becomes document JSON: issues with source positions, definitions, positions of JSON paths.
+import type { Definition, FootnoteDefinition, Nodes } from 'mdast';
+import type { Document, LineCounter } from 'yaml';
+
+/** An error or warning: the JSON path it concerns and, when known, where in the Markdown source. */
+export interface Issue {
+  path: string;
+  message: string;
+  code: string;
+  line?: number;
+  column?: number;
+}
+
+export interface Point {
+  line: number;
+  column: number;
+}
+
+export class ParseContext {
+  readonly errors: Issue[] = [];
+  readonly warnings: Issue[] = [];
+  /** The JSON path of the element being built, for issues raised while building it. */
+  path = '(markdown)';
+  readonly definitions = new Map<string, Definition>();
+  readonly footnotes = new Map<string, FootnoteDefinition>();
+  readonly usedFootnotes = new Set<string>();
+  /** Where each JSON path (section, element, row, cell, item) starts in the source. */
+  readonly positions = new Map<string, Point>();
+  /** YAML read from the source (front matter, chart blocks): paths under `prefix` are found in `doc`, whose first line is `line`. */
+  readonly yamlSources: Array<{ prefix: string; doc: Document; line: number; lines: LineCounter }> = [];
+  #lineStarts: number[] | null = null;
+
+  constructor(readonly source: string) {}
+
+  error(code: string, message: string, at?: Nodes | Point | null, path = this.path): void {
+    this.errors.push({ path, message, code, ...point(at) });
+  }
+
+  warn(code: string, message: string, at?: Nodes | Point | null, path = this.path): void {
+    this.warnings.push({ path, message, code, ...point(at) });
+  }
+
+  mark(path: string, at: Nodes | Point | null | undefined): void {
+    const p = point(at);
+    if (p.line !== undefined) this.positions.set(path, p as Point);
+  }
+
+  /** The offset where a (1-based) line starts. */
+  lineStart(line: number): number {
+    if (!this.#lineStarts) {
+      const starts = [0];
+      for (let i = this.source.indexOf('\n'); i >= 0; i = this.source.indexOf('\n', i + 1)) starts.push(i + 1);
+      this.#lineStarts = starts;
+    }
+    return this.#lineStarts[line - 1] ?? this.source.length;
+  }
+
+  /** The (1-based) line and column of an offset. */
+  pointAt(offset: number): Point {
+    this.lineStart(1);
+    const starts = this.#lineStarts!;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { line: lo + 1, column: offset - starts[lo]! + 1 };
+  }
+
+  /** The source text of a node. */
+  raw(node: Nodes): string {
+    const p = node.position;
+    return p?.start.offset !== undefined && p.end.offset !== undefined ? this.source.slice(p.start.offset, p.end.offset) : '';
+  }
+}
+
+function point(at: Nodes | Point | null | undefined): { line?: number; column?: number } {
+  if (!at) return {};
+  if ('line' in at && typeof at.line === 'number') return { line: at.line, column: (at as Point).column };
+  const start = (at as Nodes).position?.start;
+  return start ? { line: start.line, column: start.column } : {};
+}
