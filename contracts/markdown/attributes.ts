@@ -80,7 +80,8 @@ export function formatAttribute(key: string, value: string | number | boolean): 
   // `#x` stops at `.` and `#` (as in remark-directive): ids with a dot are written id=….
   if (key === 'id' && /^[A-Za-z0-9_][A-Za-z0-9_:-]*$/.test(v)) return `#${v}`;
   if (PLAIN_VALUE.test(v)) return `${key}=${v}`;
-  return `${key}="${v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;')}"`;
+  // `![` would make Markdown see an image inside the attribute list of an image paragraph.
+  return `${key}="${v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/!\[/g, '&#33;[')}"`;
 }
 
 /** `{…}` from key/value pairs in order; undefined values are left out; '' when nothing is left. */

@@ -7,7 +7,7 @@ import type { Inline } from '../inline-markup.js';
 import { parseAttributeList, readAttributes, type Attributes, type Kind } from './attributes.js';
 import type { ParseContext } from './context.js';
 import { leafDirective } from './directives.js';
-import { mergeText } from './inline.js';
+import { mergeText } from './inline-tree.js';
 import { blocksToInline, clip, markup, phrasing, plainText } from './phrasing.js';
 import { table } from './tables.js';
 
@@ -141,7 +141,7 @@ function heading(ctx: ParseContext, node: Heading): Element {
   if (last?.type === 'text') {
     const raw = ctx.raw(last);
     const m = /(?:^|[ \t])(\{[^{}\n]*\})[ \t]*$/.exec(raw);
-    if (m && (m.index === 0 || raw[m.index] !== '\\') && last.value.endsWith(raw.slice(m.index).trimEnd()) ) {
+    if (m && last.value.endsWith(raw.slice(m.index).trimEnd())) {
       const parsed = parseAttributeList(m[1]!);
       if (parsed && 'error' in parsed) ctx.error('INVALID_ATTRIBUTE', `the heading attributes ${m[1]} ${parsed.error}`, last);
       if (parsed) {

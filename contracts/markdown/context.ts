@@ -24,6 +24,8 @@ export class ParseContext {
   readonly definitions = new Map<string, Definition>();
   readonly footnotes = new Map<string, FootnoteDefinition>();
   readonly usedFootnotes = new Set<string>();
+  /** Footnote definitions being converted (a note that cites itself must not recurse). */
+  readonly openFootnotes = new Set<string>();
   /** Where each JSON path (section, element, row, cell, item) starts in the source. */
   readonly positions = new Map<string, Point>();
   /** YAML read from the source (front matter, chart blocks): paths under `prefix` are found in `doc`, whose first line is `line`. */

@@ -14,7 +14,7 @@
 //  - an empty quote attribution is absent.
 import type { DocumentJson, Element, ListItem, TableCell, TableElement } from '../document-json.js';
 import { validateDocument } from '../document-validator.js';
-import { canonicalMarkup } from './inline.js';
+import { canonicalMarkup } from './json-markup.js';
 import { countHeaderRows } from './serialize.js';
 
 export function normalizeDocument(doc: DocumentJson): DocumentJson {

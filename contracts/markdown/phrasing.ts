@@ -2,7 +2,8 @@
 import type { Nodes, PhrasingContent, RootContent } from 'mdast';
 import type { Inline } from '../inline-markup.js';
 import type { ParseContext } from './context.js';
-import { mergeText, toMarkup, type FitOptions } from './inline.js';
+import { mergeText, type FitOptions } from './inline-tree.js';
+import { toMarkup } from './json-markup.js';
 import { parseCitationBody } from './syntax.js';
 import { markdownTree } from './tree.js';
 
@@ -74,14 +75,15 @@ function convert(ctx: ParseContext, node: PhrasingContent, out: Inline[], depth:
       break;
     case 'footnoteReference': {
       const definition = ctx.footnotes.get(node.identifier);
-      if (!definition || ctx.usedFootnotes.has(`active:${node.identifier}`)) {
+      // A note that refers to itself (directly or not) is written as its label the second time.
+      if (!definition || ctx.openFootnotes.has(node.identifier)) {
         out.push({ t: 'text', v: `[^${node.label ?? node.identifier}]` });
         break;
       }
       ctx.usedFootnotes.add(node.identifier);
-      ctx.usedFootnotes.add(`active:${node.identifier}`);
+      ctx.openFootnotes.add(node.identifier);
       out.push({ t: 'footnote', c: blocksToInline(ctx, definition.children, depth + 1) });
-      ctx.usedFootnotes.delete(`active:${node.identifier}`);
+      ctx.openFootnotes.delete(node.identifier);
       break;
     }
     case 'quireVariable': {

@@ -3,7 +3,9 @@ import YAML from 'yaml';
 import type { DocumentJson, Element, ListItem, Section, TableCell, TableElement } from '../document-json.js';
 import { parseInline } from '../inline-markup.js';
 import { formatAttributeList } from './attributes.js';
-import { canonicalMarkup, fitInline, printMarkdown, trimEdges } from './inline.js';
+import { fitInline, trimEdges } from './inline-tree.js';
+import { canonicalMarkup } from './json-markup.js';
+import { printMarkdown } from './markdown-inline.js';
 
 /** Writes a document as Extended Markdown; parseMarkdown reads it back to the same document (after normalizeDocument). */
 export function serializeMarkdown(doc: DocumentJson): string {

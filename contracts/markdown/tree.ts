@@ -35,20 +35,28 @@ const CHUNK_MIN_SIZE = 1024;
  * therefore parsed in chunks cut where no block can continue (see cutPoints), and the trees joined.
  */
 export function markdownTree(source: string, options: { chunked?: boolean } = {}): Root {
-  const cuts = options.chunked === false ? [] : cutPoints(source);
+  const labels = definedLabels(source);
+  const cuts = options.chunked === false || labels === null ? [] : cutPoints(source);
   if (!cuts.length) return fromMarkdown(source, OPTIONS);
   const root: Root = { type: 'root', children: [] };
   let from = 0;
   let line = 1;
   for (const cut of [...cuts, { offset: source.length, line: -1 }]) {
-    const tree = fromMarkdown(source.slice(from, cut.offset), OPTIONS);
-    if (line > 1 || from > 0) shift(tree, line - 1, from);
+    const text = source.slice(from, cut.offset);
+    // Stand-in definitions go after the first chunk (front matter must come first; the chunk ends
+    // where nothing is open) and before the others (the last one may end inside an unclosed fence).
+    const first = from === 0;
+    const prefix = labels && !first ? `${labels}\n\n` : '';
+    const tree = fromMarkdown(labels ? (first ? `${text}\n\n${labels}` : prefix + text) : text, OPTIONS);
+    if (labels) tree.children = tree.children.filter((n) => (n.position?.start.offset ?? 0) >= prefix.length && (n.position?.start.offset ?? 0) < prefix.length + text.length);
+    if (!first) shift(tree, line - 1 - (prefix.match(/\n/g)?.length ?? 0), from - prefix.length);
     root.children.push(...tree.children);
     from = cut.offset;
     line = cut.line;
   }
-  const end = root.children[root.children.length - 1]?.position?.end;
-  root.position = { start: { line: 1, column: 1, offset: 0 }, end: end ?? { line: 1, column: 1, offset: 0 } };
+  const endings = source.match(/\r\n|\r|\n/g)?.length ?? 0;
+  const lastLine = source.slice(Math.max(source.lastIndexOf('\n'), source.lastIndexOf('\r')) + 1);
+  root.position = { start: { line: 1, column: 1, offset: 0 }, end: { line: endings + 1, column: lastLine.length + 1, offset: source.length } };
   return root;
 }
 
@@ -65,8 +73,23 @@ function shift(tree: Root, lines: number, offset: number): void {
   }
 }
 
-/** Link or footnote definitions make labels document-wide: such a source is parsed whole. */
-const DEFINITION = /^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?\[[^\]\n]+\]:/m;
+/** A line that may define a link or footnote label (`[x]: url`, `[^n]: note`), also inside a list item or quote. */
+const DEFINITION = /^[ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)?\[([^\]\n]+)\]:/gm;
+/** Past this much stand-in text a source with definitions is parsed whole. */
+const MAX_STAND_INS = 8192;
+
+/**
+ * Link and footnote labels are document-wide: micromark only reads `[text][label]` or `[^n]` when the
+ * label is defined in the same parse. Each chunk is therefore followed by stand-in definitions of
+ * every label defined anywhere (the real ones are collected from the chunk that holds them).
+ * '' when there are none; null when there are too many to repeat (the source is parsed whole).
+ */
+function definedLabels(source: string): string | null {
+  const labels = new Set<string>();
+  for (const m of source.matchAll(DEFINITION)) labels.add(m[1]!);
+  const text = [...labels].map((label) => (label.startsWith('^') ? `[${label}]: x` : `[${label}]: #`)).join('\n');
+  return text.length > MAX_STAND_INS ? null : text;
+}
 const HTML_SPANNING = [
   { open: /^<(?:script|pre|style|textarea)(?:[\s>]|$)/i, close: /<\/(?:script|pre|style|textarea)>/i },
   { open: /^<!--/, close: /-->/ },
@@ -82,7 +105,6 @@ const HTML_SPANNING = [
  * changes the tree, it only bounds the work.
  */
 export function cutPoints(source: string): Array<{ offset: number; line: number }> {
-  if (DEFINITION.test(source)) return [];
   const cuts: Array<{ offset: number; line: number }> = [];
   let fence: RegExp | null = null;
   let html: RegExp | null = null;

@@ -56,6 +56,10 @@ test('turns GFM footnotes into inline footnotes and warns about unused ones', ()
   assert.equal(only(result.warnings, 'UNUSED_FOOTNOTE').map((w) => w.line), [5]);
 });
 
+test('writes a footnote that refers to itself as its label the second time', () => {
+  assert.is(first('Loop[^a].\n\n[^a]: See[^a].').text, 'Loop^[See\\[^a\\].].');
+});
+
 test('keeps strikethrough text and raw HTML as text, with warnings that point at them', () => {
   const result = parseMarkdown('Line one\n\nA ~~gone~~ and <b>bold</b> word.\n\n<div>\nblock\n</div>');
   assert.equal(result.document!.sections[0]!.content.slice(1), [{ type: 'text', text: 'A gone and <b>bold</b> word.' }, { type: 'text', text: '<div> block </div>' }]);

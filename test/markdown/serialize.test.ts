@@ -2,9 +2,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DocumentJson } from '../../contracts/document-json.js';
-import { canonicalMarkup } from '../../contracts/markdown/inline.js';
+import { canonicalMarkup } from '../../contracts/markdown/json-markup.js';
 import { normalizeDocument, parseMarkdown, serializeMarkdown } from '../../contracts/markdown/index.js';
-import { markdownTree } from '../../contracts/markdown/tree.js';
+import { cutPoints, markdownTree } from '../../contracts/markdown/tree.js';
 import { allElementsDocument, HOSTILE_STRINGS, invoiceDocument, reportDocument } from '../fixtures/documents.js';
 import * as arb from './arbitraries.js';
 import { check } from './check.js';
@@ -107,9 +107,20 @@ test('gives every markup string one canonical spelling', () => {
 
 test('parses a long document in chunks to the same tree, positions included, as in one piece', () => {
   check(fc.array(arb.document, { minLength: 20, maxLength: 30 }), (docs) => {
-    const md = docs.map((d) => serializeMarkdown({ ...d, document: { type: 'pdf' }, variables: undefined, abbreviations: undefined, citations: undefined, defaults: undefined } as DocumentJson)).join('\n');
+    // Flow content only (a ::: container is never cut), so that the source has many cut points.
+    const md = docs.map((d) => serializeMarkdown({ document: { type: 'pdf' }, sections: d.sections.map((s) => ({ type: 'flow', content: s.content })) })).join('\n');
+    assert.ok(cutPoints(md).length > 0 || md.length < 2048);
     assert.equal(markdownTree(md), markdownTree(md, { chunked: false }));
   }, 4);
+});
+
+test('resolves link and footnote labels defined in another chunk, and keeps an unclosed fence at the end intact', () => {
+  const body = '- item\n\nSee [the site][site] and a note[^n].\n\n> quote\n\n'.repeat(120);
+  const md = `Intro [again][site].\n\n${body}[site]: https://example.com\n[^n]: The note.\n\n\`\`\`\nunclosed [x]: y\n`;
+  assert.ok(cutPoints(md).length > 2);
+  assert.equal(markdownTree(md), markdownTree(md, { chunked: false }));
+  const text = parseMarkdown(md).document!.sections[0]!.content.map((e) => ('text' in e ? e.text : ''));
+  assert.ok(text.includes('See [the site](https://example.com) and a note^[The note.].'));
 });
 
 test.run();
