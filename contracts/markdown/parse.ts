@@ -2,8 +2,9 @@
 import type { FootnoteDefinition, Nodes, RootContent, Yaml } from 'mdast';
 import type { ContainerDirective } from 'mdast-util-directive';
 import YAML, { LineCounter } from 'yaml';
-import type { DocumentJson, Element, FlowSection, Section } from '../document-json.js';
+import type { Defaults, DocumentJson, Element, FlowSection, Section } from '../document-json.js';
 import { scanReferences, validateDocument } from '../document-validator.js';
+import { mergeDefaults } from '../styles.js';
 import { convertBlocks, type Sink } from './blocks.js';
 import { ParseContext, type Issue, type Point } from './context.js';
 import { sectionFromDirective } from './directives.js';
@@ -15,6 +16,24 @@ export interface ParseOptions {
   maxBytes?: number;
   /** Broken references, undefined citations, abbreviations and variables are errors instead of warnings. */
   strict?: boolean;
+  /** Defaults beneath the front matter's (a style preset's definition). */
+  baseDefaults?: Defaults;
+  /** Settings given beside the source (the fields of POST /render/markdown): they go over the front matter's. */
+  overrides?: Overrides;
+}
+
+/**
+ * Settings that go over the front matter: `document` field by field, `variables` and `abbreviations`
+ * key by key, `citations` item by item (an item replaces the front matter's item with the same id),
+ * `defaults` as a style over a preset (mergeDefaults). Issues about a value taken from here carry no
+ * line and column: it is not in the source.
+ */
+export interface Overrides {
+  document?: Record<string, unknown>;
+  variables?: Record<string, unknown>;
+  abbreviations?: Record<string, unknown>;
+  citations?: unknown[];
+  defaults?: Defaults;
 }
 
 export interface ParseResult {
@@ -61,20 +80,54 @@ function parse(input: string, options: ParseOptions): ParseResult {
     if (!ctx.usedFootnotes.has(id)) ctx.warn('UNUSED_FOOTNOTE', `the footnote [^${definition.label ?? id}] is never referenced; it is dropped`, definition, '(markdown)');
   }
 
+  const fromRequest = applySettings(settings, options);
   const document = { type: 'pdf', ...(settings.document as object | undefined) };
   const doc = { document, sections } as DocumentJson;
   for (const key of FRONT_MATTER_KEYS.slice(1)) if (settings[key] !== undefined) (doc as unknown as Record<string, unknown>)[key] = settings[key];
 
   const validation = validateDocument(doc);
-  for (const e of validation.errors) ctx.errors.push(place(ctx, { ...e }));
+  const outside = (e: Issue): Issue => (fromRequest.some((p) => e.path === p || e.path.startsWith(`${p}.`) || e.path.startsWith(`${p}[`)) ? { ...e, line: undefined, column: undefined } : e);
+  ctx.errors.push(...validation.errors.map((e) => ({ ...e })).map(outside).map((e) => place(ctx, e)));
   if (validation.valid && !ctx.errors.length) {
     const report = scanReferences(validation.document!);
     const found = [...report.brokenReferences, ...report.undefinedCitations, ...report.undefinedAbbreviations, ...report.unknownVariables];
-    for (const e of found) (options.strict ? ctx.errors : ctx.warnings).push(place(ctx, { ...e }));
+    for (const e of found) (options.strict ? ctx.errors : ctx.warnings).push(place(ctx, outside({ ...e })));
   }
   const errors = sortIssues(ctx.errors.map((i) => place(ctx, i)));
   const warnings = sortIssues(ctx.warnings.map((i) => place(ctx, i)));
   return { document: errors.length ? null : doc, errors, warnings };
+}
+
+/**
+ * Puts the preset beneath the front matter and the request's settings over it (see Overrides), in
+ * place. Returns the JSON paths whose values came from the request.
+ */
+function applySettings(settings: Record<string, unknown>, { baseDefaults, overrides = {} }: ParseOptions): string[] {
+  const taken: string[] = [];
+  const record = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  for (const key of ['document', 'variables', 'abbreviations'] as const) {
+    const over = record(overrides[key]);
+    if (!over || !Object.keys(over).length) continue;
+    settings[key] = { ...record(settings[key]), ...over };
+    taken.push(...Object.keys(over).map((k) => `${key}.${k}`));
+  }
+  if (overrides.citations?.length) {
+    const ids = new Set(overrides.citations.map((c) => record(c)?.id));
+    const kept = (Array.isArray(settings.citations) ? settings.citations : []).filter((c) => !ids.has(record(c)?.id));
+    settings.citations = [...kept, ...overrides.citations];
+    overrides.citations.forEach((_, i) => taken.push(`citations[${kept.length + i}]`));
+  }
+  if (baseDefaults || overrides.defaults) {
+    const own = record(settings.defaults) as Defaults | undefined;
+    settings.defaults = mergeDefaults(mergeDefaults(baseDefaults, own), overrides.defaults);
+    taken.push(...leafPaths(overrides.defaults ?? {}, 'defaults'));
+  }
+  return taken;
+}
+
+/** `defaults.fonts.size`, … for every scalar or array of an object. */
+function leafPaths(value: object, at: string): string[] {
+  return Object.entries(value).flatMap(([k, v]) => (v && typeof v === 'object' && !Array.isArray(v) ? leafPaths(v, `${at}.${k}`) : [`${at}.${k}`]));
 }
 
 function fail(code: string, message: string, at: Point = { line: 1, column: 1 }): ParseResult {
@@ -199,7 +252,8 @@ function contentOf(node: ContainerDirective): RootContent[] {
 
 /** Gives an issue the source position of its path (or the closest enclosing path). */
 function place(ctx: ParseContext, issue: Issue): Issue {
-  if (issue.line !== undefined) return issue;
+  // An issue about a request field has `line: undefined` on purpose: it has no place in the source.
+  if ('line' in issue) return issue;
   const at = locate(ctx, issue.path);
   return at ? { ...issue, line: at.line, column: at.column } : { ...issue, line: 1, column: 1 };
 }

@@ -1,9 +1,13 @@
 // Runs a fast-check property and fails with the counterexample and the underlying error message (uvu does not print an error's cause).
+// A property over large inputs can take hours to shrink once it fails; the time limit bounds the run, shrinking included, and
+// counts an interrupted run as a failure, so that a slow or failing property reports instead of hanging the suite.
 import fc from 'fast-check';
 
+const TIME_LIMIT_MS = 90_000;
+
 export function check<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => void, numRuns: number): void {
-  const details = fc.check(fc.property(arbitrary, predicate), { numRuns: Number(process.env.QUIRE_FC_RUNS ?? numRuns) });
+  const details = fc.check(fc.property(arbitrary, predicate), { numRuns: Number(process.env.QUIRE_FC_RUNS ?? numRuns), interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true });
   if (!details.failed) return;
   const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-  throw new Error(`property failed after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath})\ncounterexample: ${JSON.stringify(details.counterexample)}\n${cause}`);
+  throw new Error(`property failed${details.interrupted ? ` (interrupted after ${TIME_LIMIT_MS / 1000} s)` : ''} after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath})\ncounterexample: ${JSON.stringify(details.counterexample)}\n${cause}`);
 }
