@@ -57,3 +57,46 @@ export const RenderJobSchema = Type.Object({
   warnings: Type.Array(FieldIssue, { description: 'Unresolved references and other findings that did not block the render (errors with ?strict=true).' }),
 });
 export type RenderJob = Static<typeof RenderJobSchema>;
+
+// ---------------------------------------------------------------- Extended Markdown
+
+const Settings = (description: string) => Type.Optional(Type.Object({}, { additionalProperties: true, description }));
+
+const MARKDOWN_FIELDS = {
+  content: Type.String({ description: 'The document as Extended Markdown (docs/extended-markdown.md); at most 1 MiB of UTF-8.' }),
+  document: Settings("Document settings (type, filename, title, author, subject, keywords, size, orientation, margins). They go over the front matter's `document`, field by field."),
+  variables: Settings("Variables; each goes over the front matter's variable of the same name."),
+  abbreviations: Settings("Abbreviations; each goes over the front matter's abbreviation of the same key."),
+  citations: Type.Optional(Type.Array(Type.Unknown(), { description: "CSL-JSON items; an item replaces the front matter's item with the same id, the others are added." })),
+  defaults: Settings('Styling (a `defaults` object of document JSON) over the front matter, the style preset and `style`, field by field.'),
+  style: Settings('Styling like `defaults`, applied beneath `defaults` and over the front matter and the style preset.'),
+  stylePresetId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'A style preset (GET /styles) beneath everything else: the front matter, `style` and `defaults` override it.' })),
+  pdfProfile: Type.Optional(PdfProfileSchema),
+  webhook: Type.Optional(WebhookSchema),
+};
+
+export const MarkdownRenderRequestSchema = Type.Object(MARKDOWN_FIELDS, {
+  additionalProperties: false,
+  description: 'Render Extended Markdown: the request fields go over the front matter (docs/extended-markdown.md#requests). A temporary render: nothing is saved, the output expires.',
+});
+export type MarkdownRenderRequest = Static<typeof MarkdownRenderRequestSchema>;
+
+export const MarkdownValidateRequestSchema = Type.Object(MARKDOWN_FIELDS, {
+  additionalProperties: false,
+  description: 'The body of POST /render/markdown, checked without rendering; `webhook` is accepted and ignored.',
+});
+
+const SourceIssue = Type.Object({
+  path: Type.String({ description: 'JSON path in the document the Markdown becomes (sections[0].content[3].text), a request field (document.title), or (markdown) for the whole source.' }),
+  message: Type.String(),
+  code: Type.String({ description: 'BROKEN_REFERENCE, UNDEFINED_CITATION, INVALID_DIRECTIVE, ... (docs/extended-markdown.md#issue-codes).' }),
+  line: Type.Optional(Type.Integer({ minimum: 1, description: 'Line in `content` (absent for a value taken from a request field).' })),
+  column: Type.Optional(Type.Integer({ minimum: 1, description: 'Column in `content`.' })),
+});
+
+export const MarkdownValidationSchema = Type.Object({
+  valid: Type.Boolean({ description: 'No errors: POST /render/markdown with the same body (and the same strict) renders.' }),
+  errors: Type.Array(SourceIssue),
+  warnings: Type.Array(SourceIssue, { description: 'Findings that do not block a render (unresolved references without strict, raw HTML shown as text, ...).' }),
+});
+export type MarkdownValidation = Static<typeof MarkdownValidationSchema>;

@@ -22,6 +22,7 @@ export function renderTokenScope(jobId: string): string {
   return `render:${jobId}`;
 }
 import { FileInspector } from './file-inspector.js';
+import { MarkdownParser } from './markdown-parser.js';
 import { Sweeper } from './sweeper.js';
 import { bootstrap } from './bootstrap.js';
 import { acquireDataDirLock } from './store/data-dir-lock.js';
@@ -50,6 +51,7 @@ export class Kernel {
     readonly jobs: JobService,
     readonly renders: RenderService,
     readonly inspector: FileInspector,
+    readonly markdown: MarkdownParser,
     readonly policy: UrlPolicy,
     readonly secret: Buffer,
     private readonly sweeper: Sweeper,
@@ -69,12 +71,14 @@ export class Kernel {
     const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
     const registry = new PluginRegistry(config);
     const inspector = new FileInspector();
+    const markdown = new MarkdownParser();
     const policy = new UrlPolicy({ allowPrivateNetwork: config.allowPrivateNetwork });
     try {
       await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE);
     } catch (err) {
       await registry.close();
       await inspector.close();
+      await markdown.close();
       await store.close();
       await releaseLock();
       throw err;
@@ -90,6 +94,7 @@ export class Kernel {
     c.register(TOKENS.Secrets, { useValue: secret });
     c.register(TOKENS.UrlPolicy, { useValue: policy });
     c.register(TOKENS.FileInspector, { useValue: inspector });
+    c.register(TOKENS.MarkdownParser, { useValue: markdown });
     c.registerSingleton(JobRunner);
     c.registerSingleton(JobService);
     c.registerSingleton(RenderService);
@@ -108,7 +113,7 @@ export class Kernel {
 
     await bootstrap(store, clock, config, log);
     const sweeper = new Sweeper(store, blobs, clock, log, config.fileTtlSeconds);
-    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, inspector, policy, secret, sweeper, notifier, releaseLock);
+    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, inspector, markdown, policy, secret, sweeper, notifier, releaseLock);
     kernelRef.k = kernel;
     const recovered = await runner.recover();
     if (recovered.requeued || recovered.failed) log.info(recovered, 'recovered unfinished jobs');
@@ -146,6 +151,7 @@ export class Kernel {
     await this.notifier.settle();
     await this.registry.close();
     await this.inspector.close();
+    await this.markdown.close();
     await this.store.close();
     await this.releaseLock();
     return drained;

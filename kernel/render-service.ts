@@ -1,14 +1,19 @@
-// Creating render jobs: `{config, pdfProfile, webhook}` checked (document contract, strict references,
-// images, target), then admitted like any job (backlog, credits) and queued on the target's plugin.
+// Creating render jobs: `{config, pdfProfile, webhook}` or Extended Markdown with its settings, checked
+// (document contract, strict references, images, target), then admitted like any job (backlog, credits)
+// and queued on the target's plugin. Also the no-render check of Extended Markdown.
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from './tokens.js';
 import { HttpError, type FieldError } from './errors.js';
 import { compileSchema, formatAjvErrors } from './schema.js';
 import { JobService } from './job-service.js';
-import { RenderRequestSchema } from '../contracts/render.js';
+import { MarkdownRenderRequestSchema, RenderRequestSchema, type MarkdownRenderRequest, type MarkdownValidation } from '../contracts/render.js';
 import { validateDocument, scanReferences } from '../contracts/document-validator.js';
-import type { DocumentJson } from '../contracts/document-json.js';
+import type { Defaults, DocumentJson } from '../contracts/document-json.js';
+import { mergeDefaults, validateStyleDefinition } from '../contracts/styles.js';
+import type { Issue, ParseResult } from '../contracts/markdown/index.js';
+import type { MarkdownParser } from './markdown-parser.js';
+import { resolveStyle } from './styles.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
 import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
@@ -17,6 +22,7 @@ import type { JobRecord, WebhookConfig } from './model.js';
 import { resolveTempImagePath } from './temp-images.js';
 
 const checkRequest = compileSchema(RenderRequestSchema);
+const checkMarkdownRequest = compileSchema<MarkdownRenderRequest>(MarkdownRenderRequestSchema);
 
 const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
 
@@ -27,6 +33,7 @@ export class RenderService {
     @inject(TOKENS.Store) private readonly store: Store,
     @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
     @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
+    @inject(TOKENS.MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(JobService) private readonly jobs: JobService,
   ) {}
 
@@ -45,6 +52,54 @@ export class RenderService {
       throw new HttpError('VALIDATION_FAILED', `Strict mode: ${summary(strictFindings)}.`, strictFindings);
     }
 
+    return this.#admit(orgId, doc, pdfProfile, webhook, findings, 'POST /render');
+  }
+
+  /** POST /render/markdown: the Markdown and its settings become a document, rendered like POST /render. */
+  async createFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict);
+    if (parsed.errors.length) {
+      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${summary(parsed.errors.map(located))}.`, parsed.errors);
+    }
+    // The parser validated the document; validating again fills in the defaults the renderer relies on.
+    const doc = validateDocument(parsed.document).document!;
+    if (request.webhook) this.jobs.checkWebhook(request.webhook as WebhookConfig);
+    return this.#admit(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, 'POST /render/markdown');
+  }
+
+  /** POST /render/validate/markdown: what POST /render/markdown would say of the same body, without rendering. */
+  async validateMarkdown(orgId: string, body: unknown, strict: boolean): Promise<MarkdownValidation> {
+    const { parsed } = await this.#parseMarkdown(orgId, body, strict);
+    return { valid: parsed.errors.length === 0, errors: parsed.errors.map(publicIssue), warnings: parsed.warnings.map(publicIssue) };
+  }
+
+  /**
+   * The request's envelope must match (else 400); the style preset must exist (else 400). Styling
+   * errors in `style` and everything about the Markdown and the other settings are in the result.
+   */
+  async #parseMarkdown(orgId: string, body: unknown, strict: boolean): Promise<{ request: MarkdownRenderRequest; parsed: ParseResult }> {
+    if (!checkMarkdownRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match the Extended Markdown request.', formatAjvErrors(checkMarkdownRequest.errors));
+    const request = body;
+    const baseDefaults = request.stylePresetId ? await resolveStyle(this.store, orgId, request.stylePresetId) : undefined;
+    const styleErrors: Issue[] = request.style ? validateStyleDefinition(request.style, 'style') : [];
+    const style = styleErrors.length ? undefined : (request.style as Defaults | undefined);
+    const parsed = await this.markdown.parse(request.content, {
+      strict,
+      baseDefaults,
+      overrides: {
+        document: request.document,
+        variables: request.variables,
+        abbreviations: request.abbreviations,
+        citations: request.citations,
+        defaults: style || request.defaults ? mergeDefaults(style, request.defaults as Defaults | undefined) : undefined,
+      },
+    });
+    if (styleErrors.length) parsed.errors.unshift(...styleErrors);
+    if (styleErrors.length) parsed.document = null;
+    return { request, parsed };
+  }
+
+  async #admit(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string): Promise<JobRecord> {
     const reg = this.#target(doc.document.type);
     const imageSources = await this.#checkImages(orgId, doc);
     const createdAt = this.clock.now().toISOString();
@@ -54,9 +109,9 @@ export class RenderService {
       webhook: webhook ?? null,
       inputFileIds: [],
       imageSources,
-      warnings: findings,
+      warnings,
       createdAt,
-      what: 'POST /render',
+      what,
     });
   }
 
@@ -118,6 +173,15 @@ export class RenderService {
 
 function prefix(errors: FieldError[]): FieldError[] {
   return errors.map((e) => ({ ...e, path: e.path.startsWith('config.') || e.path === '(body)' ? e.path : `config.${e.path}` }));
+}
+
+/** An issue as the API shows it: line and column only when it has a place in the source. */
+function publicIssue(i: Issue): Issue {
+  return { path: i.path, message: i.message, code: i.code, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) };
+}
+
+function located(i: Issue): FieldError {
+  return { ...i, path: i.line !== undefined ? `${i.path} (line ${i.line}:${i.column})` : i.path };
 }
 
 function summary(errors: FieldError[]): string {

@@ -10,4 +10,5 @@ export const TOKENS = {
   Secrets: Symbol.for('quire.Secrets'),
   UrlPolicy: Symbol.for('quire.UrlPolicy'),
   FileInspector: Symbol.for('quire.FileInspector'),
+  MarkdownParser: Symbol.for('quire.MarkdownParser'),
 } as const;

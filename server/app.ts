@@ -18,6 +18,7 @@ import { accountRoutes } from './routes/account.js';
 import { docsRoutes } from './routes/docs.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { renderRoutes } from './routes/render.js';
+import { markdownRoutes } from './routes/markdown.js';
 import { styleRoutes } from './routes/styles.js';
 
 export { API_PREFIX } from './paths.js';
@@ -100,6 +101,7 @@ export function createServer(kernel: Kernel): QuireServer {
     ...imageRoutes(),
     ...readinessRoutes(),
     ...renderRoutes(),
+    ...markdownRoutes(),
     ...styleRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),

@@ -40,7 +40,7 @@ export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
 }
 
 /** `?strict=true` (or `1`) turns unresolved references into 400 errors. */
-function strictOf(ctx: RouteContext): boolean {
+export function strictOf(ctx: RouteContext): boolean {
   const v = ctx.query.get('strict');
   if (v === null || v === 'false' || v === '0') return false;
   if (v === '' || v === 'true' || v === '1') return true;
@@ -50,10 +50,16 @@ function strictOf(ctx: RouteContext): boolean {
 async function create(ctx: RouteContext): Promise<void> {
   const strict = strictOf(ctx);
   const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-  const job = await ctx.kernel.renders.create(ctx.principal!.orgId, body, strict);
+  sendCreated(ctx, await ctx.kernel.renders.create(ctx.principal!.orgId, body, strict));
+}
+
+/** 202 with the render-creating response and the status URL in Location. */
+export function sendCreated(ctx: RouteContext, job: JobRecord): void {
   ctx.log.info({ jobId: job.id, action: job.action, warnings: job.warnings?.length ?? 0 }, 'render job created');
   sendJson(ctx.res, 202, renderJobView(ctx.kernel, job), { Location: `${API_PREFIX}/render/${job.id}` });
 }
+
+export const STRICT_QUERY = { name: 'strict', description: 'Unresolved references are errors (400) instead of warnings.', schema: Type.Boolean() };
 
 async function renderJob(kernel: Kernel, orgId: string, id: string): Promise<JobRecord> {
   const job = /^[0-9a-f-]{36}$/.test(id) ? await kernel.store.getJob(orgId, id) : undefined;
@@ -103,7 +109,7 @@ export function renderRoutes(): RouteDefinition[] {
           'Duplicate anchors and contract errors answer 400; broken references, undefined citations and abbreviations are 400 with `?strict=true`, otherwise warnings on the job. ' +
           'Costs 1 credit, charged on completion.',
         body: RenderRequestSchema,
-        query: [{ name: 'strict', description: 'Unresolved references are errors (400) instead of warnings.', schema: Type.Boolean() }],
+        query: [STRICT_QUERY],
         responses: { 202: RenderJobSchema },
       },
     },

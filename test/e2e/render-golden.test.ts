@@ -1,33 +1,17 @@
 // Golden renders: one small document per element family goes through POST /render; its first page,
 // rasterised by poppler, must match a stored PNG, and poppler (text) and qpdf (outline, links) read it back.
-//
-// Goldens live in test/fixtures/golden/<case>.png. After an intended layout change, rewrite them with
-//   QUIRE_UPDATE_GOLDEN=1 node scripts/run-tests.mjs render-golden
-// then look at the changed PNGs before committing them (docs/setup.md, "Golden images").
+// Golden images: test/helpers/golden.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { startServer, OWNER_KEY, ROOT, type RunningServer } from '../helpers/quire-server.js';
+import { createCanvas } from '@napi-rs/canvas';
+import { startServer, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
+import { compareWithGolden, firstPagePng, greyPixels, run } from '../helpers/golden.js';
 
 type Json = Record<string, any>;
-
-const GOLDEN_DIR = path.join(ROOT, 'test/fixtures/golden');
-const UPDATE = process.env.QUIRE_UPDATE_GOLDEN === '1';
-/** Low resolution keeps the goldens small (a page is 331 × 468 px) and ignores sub-pixel noise. */
-const DPI = 40;
-// Renders are byte-for-byte reproducible here, so the tolerance only has to absorb another poppler's
-// anti-aliasing. Pages are mostly white: moving a whole page's content down by 1 mm changes about 1 % of
-// its pixels by more than 64 (0.6 % mean difference), a completely different page about 2 %. A changed
-// word is below any raster tolerance at 40 dpi; the pdftotext checks catch that.
-/** Mean absolute grey difference, as a fraction of full scale. */
-const MAX_MEAN_DIFF = 0.005;
-/** Share of pixels whose grey differs by more than 64 of 255. */
-const MAX_CHANGED_SHARE = 0.002;
 
 let server: RunningServer;
 let api: ApiClient;
@@ -93,15 +77,6 @@ async function render(config: Json): Promise<{ job: Json; pdf: Buffer }> {
 
 // ---------------------------------------------------------------- independent readers
 
-function run(cmd: string, args: string[]): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { encoding: 'buffer', maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`${cmd} ${args.join(' ')} failed: ${stderr.toString()}`));
-      else resolve(stdout);
-    });
-  });
-}
-
 /** pdftotext of one page (or all), whitespace collapsed. */
 async function pdfText(file: string, page?: number, layout = false): Promise<string> {
   const range = page ? ['-f', String(page), '-l', String(page)] : [];
@@ -110,12 +85,6 @@ async function pdfText(file: string, page?: number, layout = false): Promise<str
 
 async function pageCount(file: string): Promise<number> {
   return Number(/^Pages:\s+(\d+)/m.exec((await run('pdfinfo', [file])).toString())![1]);
-}
-
-async function firstPagePng(file: string): Promise<Buffer> {
-  const prefix = `${file}-page`;
-  await run('pdftoppm', ['-r', String(DPI), '-gray', '-png', '-f', '1', '-l', '1', '-singlefile', file, prefix]);
-  return readFileSync(`${prefix}.png`);
 }
 
 interface Destination {
@@ -170,53 +139,6 @@ async function navigation(file: string): Promise<PdfNavigation> {
     else links.push({ uri: null, dest: resolve(v['/Dest'] ?? action?.['/D']) });
   }
   return { outline, links };
-}
-
-async function greyPixels(bytes: Buffer): Promise<{ width: number; height: number; grey: Uint8Array }> {
-  const image = await loadImage(bytes);
-  const canvas = createCanvas(image.width, image.height);
-  const g = canvas.getContext('2d');
-  g.drawImage(image, 0, 0);
-  const rgba = g.getImageData(0, 0, image.width, image.height).data;
-  const grey = new Uint8Array(image.width * image.height);
-  for (let i = 0; i < grey.length; i++) grey[i] = rgba[i * 4]!;
-  return { width: image.width, height: image.height, grey };
-}
-
-async function compareWithGolden(name: string, actual: Buffer): Promise<void> {
-  const golden = path.join(GOLDEN_DIR, `${name}.png`);
-  if (UPDATE) {
-    mkdirSync(GOLDEN_DIR, { recursive: true });
-    writeFileSync(golden, actual);
-    return;
-  }
-  assert.ok(existsSync(golden), `no golden image ${path.relative(ROOT, golden)}: run once with QUIRE_UPDATE_GOLDEN=1, look at it, and commit it`);
-  const [a, b] = await Promise.all([greyPixels(actual), greyPixels(readFileSync(golden))]);
-  const keep = () => {
-    const dir = path.join(os.tmpdir(), 'quire-golden-actual');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, `${name}.png`), actual);
-    return path.join(dir, `${name}.png`);
-  };
-  if (a.width !== b.width || a.height !== b.height) {
-    assert.unreachable(`${name}: page is ${a.width}×${a.height} px, golden ${b.width}×${b.height} px (actual kept at ${keep()})`);
-  }
-  let sum = 0;
-  let changed = 0;
-  for (let i = 0; i < a.grey.length; i++) {
-    const d = Math.abs(a.grey[i]! - b.grey[i]!);
-    sum += d;
-    if (d > 64) changed++;
-  }
-  const mean = sum / a.grey.length / 255;
-  const share = changed / a.grey.length;
-  if (mean >= MAX_MEAN_DIFF || share >= MAX_CHANGED_SHARE) {
-    assert.unreachable(
-      `${name}: first page differs from its golden (mean grey difference ${(mean * 100).toFixed(2)} %, limit ${MAX_MEAN_DIFF * 100} %; ` +
-        `${(share * 100).toFixed(2)} % of pixels changed by more than 64, limit ${MAX_CHANGED_SHARE * 100} %). ` +
-        `Actual page kept at ${keep()}; if the change is intended, rerun with QUIRE_UPDATE_GOLDEN=1.`,
-    );
-  }
 }
 
 // ---------------------------------------------------------------- the cases

@@ -1,0 +1,57 @@
+// Extended Markdown over HTTP: POST /render/markdown (a render job) and POST /render/validate/markdown (the same checks, no render, no credits).
+import { MarkdownRenderRequestSchema, MarkdownValidateRequestSchema, MarkdownValidationSchema, RenderJobSchema } from '../../contracts/render.js';
+import type { RouteContext, RouteDefinition } from '../context.js';
+import { readJsonBody } from '../json-body.js';
+import { sendJson } from '../problem.js';
+import { API_PREFIX } from '../paths.js';
+import { sendCreated, STRICT_QUERY, strictOf } from './render.js';
+
+async function render(ctx: RouteContext): Promise<void> {
+  const strict = strictOf(ctx);
+  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+  sendCreated(ctx, await ctx.kernel.renders.createFromMarkdown(ctx.principal!.orgId, body, strict));
+}
+
+async function validate(ctx: RouteContext): Promise<void> {
+  const strict = strictOf(ctx);
+  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+  sendJson(ctx.res, 200, await ctx.kernel.renders.validateMarkdown(ctx.principal!.orgId, body, strict));
+}
+
+export function markdownRoutes(): RouteDefinition[] {
+  return [
+    {
+      method: 'POST',
+      path: `${API_PREFIX}/render/markdown`,
+      auth: 'key',
+      handler: render,
+      doc: {
+        tag: 'Rendering',
+        summary: 'Render Extended Markdown (temporary; output expires)',
+        description:
+          'Parses `content` (docs/extended-markdown.md) with its front matter; the request fields go over the front matter, and `stylePresetId` lies beneath everything. ' +
+          'Errors in the Markdown or the settings answer 400 with the path, line and column; with `?strict=true` unresolved references are errors too, otherwise warnings on the job. ' +
+          'The job is a render job like POST /render (poll GET /render/{jobId}). Costs 1 credit, charged on completion.',
+        body: MarkdownRenderRequestSchema,
+        query: [STRICT_QUERY],
+        responses: { 202: RenderJobSchema },
+      },
+    },
+    {
+      method: 'POST',
+      path: `${API_PREFIX}/render/validate/markdown`,
+      auth: 'key',
+      handler: validate,
+      doc: {
+        tag: 'Rendering',
+        summary: 'Check Extended Markdown without rendering (no credits)',
+        description:
+          'Answers 200 `{valid, errors, warnings}` for the body POST /render/markdown would take: `valid` is true when that render would be accepted. ' +
+          'Each issue has `path`, `message`, `code` and, when it is in `content`, `line` and `column`. A body that is not of this shape (content missing, a field of the wrong type) or an unknown `stylePresetId` answers 400.',
+        body: MarkdownValidateRequestSchema,
+        query: [STRICT_QUERY],
+        responses: { 200: MarkdownValidationSchema },
+      },
+    },
+  ];
+}
