@@ -13,6 +13,7 @@ export const RenderRequestSchema = Type.Object(
   {
     config: Type.Object({}, { additionalProperties: true, description: 'The document JSON to render (docs/document-json.md); `config.document.type` picks the output format.' }),
     pdfProfile: Type.Optional(PdfProfileSchema),
+    stylePresetId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "A style preset (GET /styles) beneath `config.defaults`, which overrides it field by field." })),
     webhook: Type.Optional(WebhookSchema),
   },
   { additionalProperties: false, description: 'A temporary render: nothing is saved, the output expires.' },
@@ -89,7 +90,7 @@ export const MarkdownValidateRequestSchema = Type.Object(MARKDOWN_FIELDS, {
 const SourceIssue = Type.Object({
   path: Type.String({ description: 'JSON path in the document the Markdown becomes (sections[0].content[3].text), a request field (document.title), or (markdown) for the whole source.' }),
   message: Type.String(),
-  code: Type.String({ description: 'BROKEN_REFERENCE, UNDEFINED_CITATION, INVALID_DIRECTIVE, ... (docs/extended-markdown.md#issue-codes).' }),
+  code: Type.String({ description: 'BROKEN_REFERENCE, UNDEFINED_CITATION, INVALID_DIRECTIVE, ... (docs/extended-markdown.md#errors-and-warnings).' }),
   line: Type.Optional(Type.Integer({ minimum: 1, description: 'Line in `content` (absent for a value taken from a request field).' })),
   column: Type.Optional(Type.Integer({ minimum: 1, description: 'Column in `content`.' })),
 });

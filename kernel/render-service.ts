@@ -39,10 +39,13 @@ export class RenderService {
 
   async create(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
     if (!checkRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render.', formatAjvErrors(checkRequest.errors));
-    const { config, pdfProfile = 'standard', webhook } = body as { config: unknown; pdfProfile?: string; webhook?: WebhookConfig };
+    const { config, pdfProfile = 'standard', stylePresetId, webhook } = body as { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig };
     if (webhook) this.jobs.checkWebhook(webhook);
 
-    const validation = validateDocument(config);
+    // A preset lies beneath the document's own defaults; an invalid `config.defaults` is still reported at its own path.
+    const preset = stylePresetId ? await resolveStyle(this.store, orgId, stylePresetId) : undefined;
+    const styled = preset && (config.defaults === undefined || isObject(config.defaults)) ? { ...config, defaults: mergeDefaults(preset, config.defaults as Defaults | undefined) } : config;
+    const validation = validateDocument(styled);
     if (!validation.valid) throw new HttpError('VALIDATION_FAILED', `The document is invalid: ${summary(validation.errors)}.`, prefix(validation.errors));
     const doc = validation.document!;
     const refs = scanReferences(doc);
@@ -173,6 +176,10 @@ export class RenderService {
 
 function prefix(errors: FieldError[]): FieldError[] {
   return errors.map((e) => ({ ...e, path: e.path.startsWith('config.') || e.path === '(body)' ? e.path : `config.${e.path}` }));
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** An issue as the API shows it: line and column only when it has a place in the source. */

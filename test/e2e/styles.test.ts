@@ -282,13 +282,13 @@ test('keeps workspace presets across a restart', async () => {
 
 // ---------------------------------------------------------------- rendering with a preset
 
-async function renderFonts(api: ApiClient, defaults: unknown): Promise<string> {
+async function renderFonts(api: ApiClient, defaults: unknown, extra: Record<string, unknown> = {}): Promise<string> {
   const config = {
     document: { type: 'pdf', title: 'Preset check' },
     sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Heading' }, { type: 'text', text: 'Body text in the preset font.' }] }],
-    defaults,
+    ...(defaults === undefined ? {} : { defaults }),
   };
-  const created = await api.post('/api/v1/dev/render', { config });
+  const created = await api.post('/api/v1/dev/render', { config, ...extra });
   assert.is(created.status, 202, created.bytes.toString());
   const deadline = Date.now() + 60_000;
   let job: any;
@@ -322,6 +322,22 @@ test('a built-in preset given as defaults changes the embedded font (pdffonts)',
   assert.match(sansFonts, 'NotoSans');
   assert.not.match(sansFonts, 'NotoSerif');
   assert.match(await renderFonts(owner, academic), /NewCM|NewComputerModern/);
+});
+
+test('POST /render takes a stylePresetId beneath config.defaults; another organization\'s preset is 400 STYLE_NOT_FOUND', async () => {
+  assert.match(await renderFonts(owner, undefined, { stylePresetId: 'system:classic-serif' }), 'NotoSerif');
+  // config.defaults goes over the preset field by field: the family changes, the rest of the preset stays.
+  const overridden = await renderFonts(owner, { fonts: { family: 'Noto Sans Mono' } }, { stylePresetId: 'system:classic-serif' });
+  assert.match(overridden, 'NotoSansMono');
+  const mine = await owner.post(STYLES, { name: 'Private serif', definition: { fonts: { family: 'Noto Serif' } } });
+  assert.is(mine.status, 201);
+  const config = { document: { type: 'pdf' }, sections: [] };
+  const refused = await otherOrg.post('/api/v1/dev/render', { config, stylePresetId: mine.body.id });
+  assert.is(refused.status, 400, refused.bytes.toString());
+  assert.equal(refused.body.errors.map((e: any) => [e.path, e.code]), [['stylePresetId', 'STYLE_NOT_FOUND']]);
+  const badDefaults = await owner.post('/api/v1/dev/render', { config: { ...config, defaults: { fonts: { size: 500 } } }, stylePresetId: 'system:classic-serif' });
+  assert.is(badDefaults.status, 400);
+  assert.equal(badDefaults.body.errors.map((e: any) => e.path), ['config.defaults.fonts.size']);
 });
 
 test('every built-in preset renders without warnings', async () => {
