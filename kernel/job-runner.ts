@@ -16,14 +16,13 @@ import type { FileRecord, JobRecord } from './model.js';
 import type { WorkerFile } from './plugin-api.js';
 import type { FileInspector } from './file-inspector.js';
 import type { ValidateFunction } from 'ajv';
-import { fileTypeFromBuffer } from 'file-type';
+import { checkImage } from './image-check.js';
 import type { UrlPolicy } from './url-policy.js';
 import { getBytes } from './outbound-http.js';
 import { resolveTempImagePath } from './temp-images.js';
 
 /** Remote images of a render: fetched through the URL policy with these bounds. */
 const REMOTE_IMAGE_TIMEOUT_MS = 15_000;
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'];
 
 /** The (field, file id) pairs of a job's input files, in the order the worker receives them. */
 export function inputFileRefs(action: RegisteredAction['action'], params: Record<string, unknown>): Array<{ field: string; fileId: string }> {
@@ -196,8 +195,13 @@ export class JobRunner {
         throw new JobError('INPUT_MISSING', `Image ${src} could not be fetched: ${(err as Error).message}.`);
       }
     }
-    const mimeType = await imageType(bytes);
-    if (!mimeType) throw new JobError('INPUT_MISSING', `Image ${src} is not a PNG, JPEG, GIF, WebP or SVG image (checked from its content).`);
+    // The upload's checks, for fetched images too: type by content, pixel limits (decompression bombs), safe SVG.
+    let mimeType: string;
+    try {
+      ({ mimeType } = await checkImage(bytes, { maxPixels: this.config.maxImagePixels, maxSide: this.config.maxImageSide }));
+    } catch (err) {
+      throw new JobError('INPUT_MISSING', `Image ${src} cannot be used: ${(err as Error).message}`);
+    }
     return { field: 'image', fileId: tempId ?? src, filename: src, mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
   }
 
@@ -262,14 +266,4 @@ export class JobRunner {
     if (!drained) this.#abandoned = true;
     return drained;
   }
-}
-
-/** PNG, JPEG, GIF, WebP by magic bytes; SVG by its root element (after an XML declaration, comments and whitespace). */
-async function imageType(bytes: Buffer): Promise<string | null> {
-  const detected = await fileTypeFromBuffer(bytes);
-  if (detected && IMAGE_TYPES.includes(detected.mime)) return detected.mime;
-  if (detected) return null;
-  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '');
-  const rest = head.replace(/^\s*(<\?xml[^>]*\?>)?\s*(<!--[\s\S]*?-->\s*)*/, '');
-  return /^<svg[\s>]/.test(rest) ? 'image/svg+xml' : null;
 }

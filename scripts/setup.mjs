@@ -8,6 +8,8 @@ const DEBIAN_PACKAGES = [
   ['qpdf', 'qpdf'],
   ['pdfinfo', 'poppler-utils'],
   ['pdftotext', 'poppler-utils'],
+  // Tests make throw-away TLS certificates for loopback https servers.
+  ['openssl', 'openssl'],
   // Only the render benchmark's peer (bench/render.ts prints Chromium's HTML → PDF beside Quire's).
   ['chromium', 'chromium'],
 ];
