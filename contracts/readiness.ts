@@ -25,7 +25,7 @@ export type Severity = 'error' | 'warning' | 'info';
 
 /**
  * Every issue code with its severity and meaning (docs/api.md "Readiness" lists them; a test keeps the two
- * equal). `pdfua` is the severity under pdfProfile pdfua-1 where it differs.
+ * equal). `pdfua` is the severity under pdfProfile pdfua-1 where it differs; the errors under pdfua-1 are what a pdfua-1 render refuses (plugins/render-pdf profileProblems).
  */
 export const READINESS_CODES = {
   MISSING_TITLE: { severity: 'warning', pdfua: 'error', when: '`document.title` is missing or blank (PDF/UA requires a title; viewers show it instead of the file name)' },
@@ -33,17 +33,17 @@ export const READINESS_CODES = {
   MISSING_AUTHOR: { severity: 'info', when: '`document.author` is missing' },
   MISSING_SUBJECT: { severity: 'info', when: '`document.subject` is missing' },
   MISSING_KEYWORDS: { severity: 'info', when: '`document.keywords` is missing or empty' },
-  IMAGE_DECORATIVE: { severity: 'warning', when: 'an image has `alt: ""` and no caption: it is treated as decorative and skipped by screen readers' },
+  IMAGE_DECORATIVE: { severity: 'warning', pdfua: 'error', when: 'an image has `alt: ""` and no caption: it is treated as decorative and skipped by screen readers' },
   IMAGE_ALT_CAPTION_ONLY: { severity: 'info', when: 'an image has `alt: ""` but a caption: the caption is its only description' },
   IMAGE_ALT_FILENAME: { severity: 'warning', when: 'an image\'s `alt` is a file name (`IMG_0042.jpg`), not a description' },
-  IMAGE_VARIABLE_MISSING_ALT: { severity: 'warning', when: 'an image variable has no `alt`, or a blank one' },
+  IMAGE_VARIABLE_MISSING_ALT: { severity: 'warning', pdfua: 'error', when: 'an image variable has no `alt`, or a blank one' },
   CHART_MISSING_TITLE: { severity: 'warning', when: 'a chart has neither `title` nor `caption`' },
   NO_HEADINGS: { severity: 'info', when: 'the document has content but no heading to navigate by' },
   EMPTY_HEADING: { severity: 'warning', when: 'a heading\'s text is blank' },
   FIRST_HEADING_NOT_H1: { severity: 'warning', when: 'the first heading is not an `h1`' },
   HEADING_LEVEL_SKIPPED: { severity: 'warning', when: 'a heading is more than one level below the one before it (`h1` followed by `h3`)' },
   MULTIPLE_H1: { severity: 'info', when: 'a second (third, …) `h1`; reported at each one after the first' },
-  TABLE_MISSING_HEADER: { severity: 'warning', pdfua: 'error', when: 'a table with `rows` has no header row (`headerRows` 0 and no row with `header: true`); `rowsFrom` tables and table variables always have one' },
+  TABLE_MISSING_HEADER: { severity: 'warning', when: 'a table with `rows` has no header row (`headerRows` 0 and no row with `header: true`); `rowsFrom` tables and table variables always have one' },
   EMPTY_LINK_LABEL: { severity: 'warning', when: 'a link `[](…)` has no text: a screen reader has nothing to announce' },
   BROKEN_REFERENCE: { severity: 'warning', when: '`[label](#id)` where no section or element has the anchor `id`' },
   UNDEFINED_CITATION: { severity: 'warning', when: '`@[key]` where no item of `citations` has the `id` `key`' },
@@ -227,7 +227,7 @@ function capabilities(): ReadinessReport['capabilities'] {
     },
     pdfUa: {
       status: 'available',
-      description: 'Render with pdfProfile pdfua-1 for PDF/UA-1 output (Typst); under it this report treats a missing title and tables without header rows as errors. This report is not a PDF/UA certification.',
+      description: 'Render with pdfProfile pdfua-1 for PDF/UA-1 output (Typst); under it this report treats a missing title and undescribed images as errors, exactly what such a render refuses. This report is not a PDF/UA certification.',
     },
     taggedPdf: {
       status: 'available',

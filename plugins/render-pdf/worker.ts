@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
+import { checkReadiness } from '../../contracts/readiness.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { buildTypstInput, type LoadedImage } from './typst-data.js';
 import { BUNDLED_FAMILIES, bundledFontBlobs, fontStack } from './fonts.js';
@@ -85,25 +86,16 @@ export async function renderPdf(input: WorkerInput<RenderParams>): Promise<Worke
   return { file: { bytes: new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength), mimeType: 'application/pdf', filename }, result };
 }
 
-/** What a profile needs that the document lacks, each with its path (checked before rendering). */
+/**
+ * What a profile needs that the document lacks, each with its path (checked before rendering). For PDF/UA-1
+ * these are exactly the readiness report's errors under pdfua-1, so that a report with status ready
+ * promises a render that is not refused for them.
+ */
 export function profileProblems(doc: DocumentJson, profile: PdfProfile): Array<{ path: string; message: string }> {
   if (profile !== 'pdfua-1') return [];
-  const problems: Array<{ path: string; message: string }> = [];
-  if (!doc.document.title?.trim()) problems.push({ path: 'config.document.title', message: 'is required by PDF/UA-1 (the title is shown instead of the file name)' });
-  doc.sections.forEach((s, i) =>
-    s.content.forEach((el, j) => {
-      if (el.type === 'image' && !el.alt.trim() && !el.caption) {
-        problems.push({ path: `config.sections[${i}].content[${j}].alt`, message: 'must describe the image under PDF/UA-1 (give alt text or a caption)' });
-      }
-      if (el.type === 'variableRef') {
-        const v = doc.variables?.[el.name] as { type?: string; alt?: string } | undefined;
-        if (v && typeof v === 'object' && v.type === 'image' && !v.alt?.trim()) {
-          problems.push({ path: `config.variables.${el.name}.alt`, message: `must describe the image under PDF/UA-1 (rendered at sections[${i}].content[${j}])` });
-        }
-      }
-    }),
-  );
-  return problems;
+  return checkReadiness(doc, profile, new Date(0))
+    .issues.filter((i) => i.severity === 'error')
+    .map((i) => ({ path: i.path, message: `${i.message} PDF/UA-1 requires it: ${i.suggestion}` }));
 }
 
 /** Families the document asks for that are neither bundled nor possibly in the operator's font folders. */

@@ -427,6 +427,41 @@ test('fails a PDF/UA-1 render of an image with neither alt text nor a caption, n
   assert.not.match(job.error, 'content[1]');
 });
 
+test('fails a PDF/UA-1 render listing every path that the readiness report gives as an error, and only those', async () => {
+  const image = await uploadImage(api, redPng, 'red.png');
+  const config = doc(
+    [
+      { type: 'h1', text: 'Report' },
+      { type: 'image', src: image.path, alt: '' },
+      { type: 'table', rows: [['a', 'b'], ['1', '2']] },
+      { type: 'variableRef', name: 'logo' },
+      { type: 'image', src: image.path, alt: 'Described' },
+    ],
+    {},
+    { variables: { logo: { type: 'image', src: image.path } } },
+  );
+  const report = await api.post(`${RENDER}/readiness`, { config, pdfProfile: 'pdfua-1' });
+  assert.is(report.status, 200, report.bytes.toString());
+  const errorPaths = report.body.issues.filter((i: Json) => i.severity === 'error').map((i: Json) => i.path).sort();
+  assert.equal(errorPaths, ['config.document.title', 'config.sections[0].content[1].alt', 'config.variables.logo.alt']);
+  const job = await renderJob(api, { config, pdfProfile: 'pdfua-1' });
+  assert.is(job.status, 'FAILED');
+  assert.is(job.errorCode, 'PROFILE_UNMET');
+  for (const p of errorPaths) assert.ok(job.error.includes(p), `${p} in ${job.error}`);
+  assert.not.match(job.error, 'content[4]');
+  // A table without a header row is a warning of the report, and no reason to refuse the render.
+  assert.not.match(job.error, 'headerRows');
+  // Fixed as the report suggests, the same document renders.
+  const fixed = structuredClone(config);
+  fixed.document.title = 'Report';
+  fixed.sections[0].content[1].alt = 'A red square';
+  fixed.variables.logo.alt = 'Logo';
+  const ready = await api.post(`${RENDER}/readiness`, { config: fixed, pdfProfile: 'pdfua-1' });
+  assert.is(ready.body.status, 'ready', JSON.stringify(ready.body.issues));
+  const { job: done } = await renderPdf(api, { config: fixed, pdfProfile: 'pdfua-1' });
+  assert.is(done.pdfCompliance.pdfuaPart, 1);
+});
+
 test('accepts a caption in place of alt text under PDF/UA-1', async () => {
   const image = await uploadImage(api, redPng, 'red.png');
   const { job, pdf } = await renderPdf(api, {
