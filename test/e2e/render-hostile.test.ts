@@ -180,7 +180,14 @@ const INTERPRETED = new Set(['dollar $ sign $x$', 'back\\slash', '\\u{41}']);
  * shows which field printed it. Markers are letters only: pdftotext moves neutral characters such as
  * `<` next to a right-to-left run to the other side of it.
  */
-const MARKED_FIELDS = { HD: 'heading', PA: 'paragraph', IT: 'list item', NE: 'nested list item', CE: 'table cell', TC: 'table caption', NO: 'footnote', FC: 'figure caption', HR: 'header', FR: 'footer' } as const;
+const MARKED_FIELDS = {
+  HD: 'heading', PA: 'paragraph', IT: 'list item', NE: 'nested list item', CE: 'table cell', TC: 'table caption', NO: 'footnote', FC: 'figure caption', HR: 'header', FR: 'footer',
+  QT: 'quote', QA: 'quote attribution', CC: 'chart caption', KC: 'code caption', MC: 'math caption', RC: 'QR code caption', LL: 'link label',
+} as const;
+/** Values that are printed as given without going through markup: table and list variables, abbreviation expansions. */
+const PLAIN_VALUES = { RF: 'rowsFrom cell', LV: 'list variable item', AB: 'abbreviation expansion' } as const;
+/** Plain titles, each after its own prefix. */
+const TITLES = ['TOCTITLE', 'LOFTITLE', 'LOTTITLE', 'BIBTITLE', 'YLABEL'] as const;
 type Field = keyof typeof MARKED_FIELDS;
 const mark = (code: string, value: string) => `${code}start ${value} end${code}`;
 
@@ -194,7 +201,7 @@ function hostileDocument(s: string, i: number): Json {
       {
         type: 'flow',
         content: [
-          { type: 'h2', text: v('HD') },
+          { type: 'h2', id: 'target', text: v('HD') },
           { type: 'text', text: v('PA') },
           { type: 'list', items: [v('IT'), { text: 'Outer item', items: [v('NE')] }] },
           { type: 'table', caption: v('TC'), columns: [{ width: '1fr' }], rows: [[v('CE')]] },
@@ -205,8 +212,32 @@ function hostileDocument(s: string, i: number): Json {
           { type: 'text', text: mark('DI', INTERPRETED.has(s) ? escapeMarkup(s) : s) },
         ],
       },
+      {
+        // Continues on the same page, so the navigation lists and the rest share the pages above.
+        type: 'flow',
+        newPage: false,
+        content: [
+          { type: 'toc', title: `TOCTITLE ${s}` },
+          { type: 'listOfFigures', title: `LOFTITLE ${s}` },
+          { type: 'listOfTables', title: `LOTTITLE ${s}` },
+          { type: 'quote', text: v('QT'), attribution: v('QA') },
+          { type: 'chart', chartType: 'line', yLabel: `YLABEL ${s}`, caption: v('CC'), width: 10, data: { labels: ['a', 'b'], series: [{ name: 'n', values: [1, 2] }] } },
+          { type: 'code', code: 'x = 1', caption: v('KC') },
+          { type: 'math', latex: 'x^2', caption: v('MC') },
+          { type: 'qrCode', value: 'second', size: 2, caption: v('RC') },
+          { type: 'table', rowsFrom: 't', caption: 'Rows from a variable' },
+          { type: 'variableRef', name: 'l' },
+          // Each on a line of its own, short enough not to wrap.
+          { type: 'text', text: '~AB~' },
+          { type: 'text', text: `[${v('LL')}](#target)` },
+          { type: 'text', text: 'Cited: @[k1].' },
+          { type: 'bibliography', title: `BIBTITLE ${s}` },
+        ],
+      },
     ],
-    variables: { v: s },
+    variables: { v: s, t: { type: 'table', columns: ['c'], rows: [{ c: mark('RF', s) }] }, l: { type: 'list', items: [mark('LV', s)] } },
+    abbreviations: { AB: mark('AB', s) },
+    citations: [{ id: 'k1', type: 'book', title: 'A safe title', author: [{ family: 'Writer', given: 'Ann' }], issued: { 'date-parts': [[2020]] } }],
     defaults: { header: { text: v('HR') }, footer: { text: `${v('FR')} {{page}}` } },
   };
 }
@@ -232,6 +263,8 @@ for (const [i, s] of HOSTILE_STRINGS.entries()) {
     assertNothingLeaked(text);
     // (a) through a variable in markup fields, header and footer
     for (const [code, field] of Object.entries(MARKED_FIELDS)) assertPrinted(text, mark(code, s), `{{v}} in a ${field}`);
+    for (const [code, field] of Object.entries(PLAIN_VALUES)) assertPrinted(text, mark(code, s), field);
+    for (const prefix of TITLES) assertPrinted(text, `${prefix} ${s}`, prefix.toLowerCase());
     // (b) plain fields: chart texts, the code element (which keeps {{v}} as written), metadata, alt text, QR value
     for (const prefix of ['CHARTTITLE', 'XLABEL', 'LABEL', 'SERIES']) assertPrinted(text, `${prefix} ${s}`, `chart ${prefix.toLowerCase()}`);
     assertPrinted(text, `${mark('CO', s)} {{v}}`, 'code element');
