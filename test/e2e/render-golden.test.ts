@@ -525,6 +525,40 @@ const CASES: GoldenCase[] = [
       { text: 'Footer 2/2', page: 2 },
     ],
   },
+  {
+    name: 'defaults',
+    title: 'defaults set the body font, size and colour, each heading level, paragraph spacing, line height, muted captions and a German locale',
+    config: () =>
+      doc(
+        'defaults',
+        [
+          flow([
+            { type: 'toc' },
+            { type: 'h1', text: 'Große Überschrift', id: 'gross' },
+            { type: 'text', text: 'Ein Absatz mit "Anführungszeichen" in der Grundschrift: Noto Serif, 13 pt, dunkelblau, mit anderthalbfachem Zeilenabstand und viel Abstand nach jedem Absatz, so dass der Abstand zwischen den Absätzen gut zu sehen ist.' },
+            { type: 'text', text: 'Ein zweiter Absatz zeigt den Abstand davor.' },
+            { type: 'h2', text: 'Zweite Ebene in normaler Stärke' },
+            { type: 'image', src: png, alt: 'Bild', caption: 'Eine gedämpfte Bildunterschrift', width: 4 },
+            { type: 'listOfFigures' },
+          ]),
+        ],
+        {
+          defaults: {
+            fonts: { family: 'Noto Serif', size: 13, color: '#1a2a6c' },
+            headings: { h1: { size: 30, weight: 'bold', color: '#8b0000', spacingBefore: 28, spacingAfter: 20 }, h2: { size: 18, weight: 'normal', color: '#006400', spacingBefore: 24 } },
+            paragraph: { spacingBefore: 4, spacingAfter: 18, lineHeight: 1.5 },
+            colors: { primary: '#8b0000', muted: '#999999' },
+            locale: 'de-DE',
+          },
+        },
+      ),
+    // Quotes print as typed: user text is data, so the locale does not turn them into „…“.
+    texts: ['Inhaltsverzeichnis', 'Große Überschrift', 'Ein Absatz mit "Anführungszeichen"', 'Abbildung 1: Eine gedämpfte Bildunterschrift', 'Abbildungsverzeichnis'],
+    outline: [
+      ['Große Überschrift', 1],
+      ['Zweite Ebene in normaler Stärke', 2],
+    ],
+  },
 ];
 
 for (const c of CASES) {
