@@ -462,6 +462,28 @@ test('fails a PDF/UA-1 render listing every path that the readiness report gives
   assert.is(done.pdfCompliance.pdfuaPart, 1);
 });
 
+test('a font family that is not installed renders in the default font with a FONT_NOT_INSTALLED warning per place', async () => {
+  const config = doc([{ type: 'text', text: 'Body.' }, { type: 'text', text: 'Styled.', style: { fontFamily: 'Comic Sans MS' } }], { title: 'Fonts' }, { defaults: { fonts: { family: 'Helvetica Neue' } } });
+  const { job, pdf } = await renderPdf(api, { config });
+  assert.equal(
+    job.warnings.map((w: Json) => [w.path, w.code]),
+    [
+      ['config.defaults.fonts.family', 'FONT_NOT_INSTALLED'],
+      ['config.sections[0].content[1].style.fontFamily', 'FONT_NOT_INSTALLED'],
+    ],
+  );
+  assert.match(job.warnings[0].message, 'Helvetica Neue');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-fonts-'));
+  try {
+    await writeFile(path.join(dir, 'f.pdf'), pdf);
+    const fonts = await new Promise<string>((resolve, reject) => execFile('pdffonts', [path.join(dir, 'f.pdf')], (err, out) => (err ? reject(err) : resolve(out))));
+    assert.match(fonts, 'NotoSans');
+    assert.not.match(fonts, /Helvetica|Comic/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('accepts a caption in place of alt text under PDF/UA-1', async () => {
   const image = await uploadImage(api, redPng, 'red.png');
   const { job, pdf } = await renderPdf(api, {
