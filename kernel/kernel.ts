@@ -10,6 +10,7 @@ import { BlobStore } from './store/blob-store.js';
 import type { Store } from './store/store.js';
 import { PluginRegistry } from './plugin-registry.js';
 import { EventBus } from './events.js';
+import { JobWaiter } from './job-waiter.js';
 import { JobRunner } from './job-runner.js';
 import { JobService } from './job-service.js';
 import { UrlPolicy } from './url-policy.js';
@@ -52,6 +53,7 @@ export class Kernel {
     readonly renders: RenderService,
     readonly inspector: FileInspector,
     readonly markdown: MarkdownParser,
+    readonly waiter: JobWaiter,
     readonly policy: UrlPolicy,
     readonly secret: Buffer,
     private readonly sweeper: Sweeper,
@@ -110,10 +112,11 @@ export class Kernel {
     const kernelRef: { k?: Kernel } = {};
     const notifier = new JobNotifier(delivery, (job) => kernelRef.k!.downloadUrl(job), log);
     events.on('job.finished', (job) => notifier.notify(job));
+    const waiter = new JobWaiter(events);
 
     await bootstrap(store, clock, config, log);
     const sweeper = new Sweeper(store, blobs, clock, log, config.fileTtlSeconds);
-    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, inspector, markdown, policy, secret, sweeper, notifier, releaseLock);
+    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, inspector, markdown, waiter, policy, secret, sweeper, notifier, releaseLock);
     kernelRef.k = kernel;
     const recovered = await runner.recover();
     if (recovered.requeued || recovered.failed) log.info(recovered, 'recovered unfinished jobs');
@@ -146,6 +149,8 @@ export class Kernel {
 
   /** Graceful stop: no new jobs start, running ones get `graceMs`, webhooks in flight settle, state is flushed. */
   async stop(graceMs = this.config.shutdownGraceSeconds * 1000): Promise<boolean> {
+    // Long polls answer at once with the state they have; their next request gets 503 SHUTTING_DOWN.
+    this.waiter.close();
     const drained = await this.runner.drain(graceMs);
     await this.sweeper.stop();
     await this.notifier.settle();

@@ -13,6 +13,7 @@ import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 import { contentDisposition } from './files.js';
+import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
 
 const FORMATS: Record<string, RenderJob['format']> = { pdf: 'PDF', docx: 'DOCX', odt: 'ODT', png: 'PNG', jpeg: 'JPEG' };
 
@@ -68,7 +69,8 @@ async function renderJob(kernel: Kernel, orgId: string, id: string): Promise<Job
 }
 
 async function status(ctx: RouteContext): Promise<void> {
-  const job = await renderJob(ctx.kernel, ctx.principal!.orgId, ctx.params.jobId!);
+  const id = ctx.params.jobId!;
+  const job = await readJobWaiting(ctx, id, () => renderJob(ctx.kernel, ctx.principal!.orgId, id));
   sendJson(ctx.res, 200, renderJobView(ctx.kernel, job));
 }
 
@@ -113,7 +115,7 @@ export function renderRoutes(): RouteDefinition[] {
         responses: { 202: RenderJobSchema },
       },
     },
-    { method: 'GET', path: `${API_PREFIX}/render/:jobId`, auth: 'key', handler: status, doc: { tag: 'Rendering', summary: 'A render job (poll until COMPLETED or FAILED)', responses: { 200: RenderJobSchema } } },
+    { method: 'GET', path: `${API_PREFIX}/render/:jobId`, auth: 'key', handler: status, doc: { tag: 'Rendering', summary: 'A render job (poll until COMPLETED or FAILED, or wait with waitMs)', query: [WAIT_QUERY], responses: { 200: RenderJobSchema } } },
     {
       method: 'GET',
       path: `${API_PREFIX}/render/:jobId/download`,

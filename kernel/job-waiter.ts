@@ -1,0 +1,49 @@
+// Long polling: a status request may wait (`?waitMs=`) until its job finishes instead of asking again and again.
+import type { EventBus } from './events.js';
+import type { JobRecord } from './model.js';
+
+/** Longest wait one status request may ask for. */
+export const MAX_WAIT_MS = 30_000;
+
+export class JobWaiter {
+  readonly #waiting = new Map<string, Set<() => void>>();
+
+  constructor(events: EventBus) {
+    events.on('job.finished', (job) => this.#wake(job.id));
+  }
+
+  /**
+   * Resolves when the job finishes, after `ms`, when `signal` aborts (the client went away) or when
+   * the waiter is closed, whichever comes first. `read` is called after the wait is registered, so a job
+   * that finishes in between is not missed; when it already reports a final state, there is no wait.
+   */
+  async wait<T extends Pick<JobRecord, 'status'>>(jobId: string, ms: number, read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    const set = this.#waiting.get(jobId) ?? new Set();
+    set.add(wake);
+    this.#waiting.set(jobId, set);
+    const timer = setTimeout(wake, Math.min(ms, MAX_WAIT_MS));
+    signal?.addEventListener('abort', wake, { once: true });
+    try {
+      const first = await read();
+      if (first.status === 'COMPLETED' || first.status === 'FAILED' || signal?.aborted) return first;
+      await woken;
+      return await read();
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', wake);
+      set.delete(wake);
+      if (!set.size && this.#waiting.get(jobId) === set) this.#waiting.delete(jobId);
+    }
+  }
+
+  /** Answers every waiting request now (shutdown). */
+  close(): void {
+    for (const set of this.#waiting.values()) for (const wake of set) wake();
+  }
+
+  #wake(jobId: string): void {
+    for (const wake of this.#waiting.get(jobId) ?? []) wake();
+  }
+}
