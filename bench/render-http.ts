@@ -145,7 +145,10 @@ export interface RenderTiming {
   error?: string;
 }
 
-/** POST /render, then GET the job at once and every `pollMs` until COMPLETED or FAILED; wall time of the whole. */
+/**
+ * POST /render, then GET the job at once and every `pollMs` until COMPLETED or FAILED; wall time of the whole.
+ * `pollMs` 0 waits instead of polling: each GET carries `?waitMs=30000` and answers when the job finishes.
+ */
 export async function renderOverHttp(client: JsonClient, config: unknown, pollMs: number): Promise<RenderTiming> {
   const started = performance.now();
   const created = await client.request('POST', RENDER_PATH, { config });
@@ -153,12 +156,12 @@ export async function renderOverHttp(client: JsonClient, config: unknown, pollMs
   if (created.status !== 202) return { ok: false, ms: createMs, polls: 0, createMs, error: `POST ${created.status} ${String(created.body.code ?? created.body.raw ?? '')}` };
   const jobId = String(created.body.jobId);
   for (let polls = 1; ; polls++) {
-    const reply = await client.request('GET', `${RENDER_PATH}/${jobId}`);
+    const reply = await client.request('GET', `${RENDER_PATH}/${jobId}${pollMs === 0 ? '?waitMs=30000' : ''}`);
     const ms = performance.now() - started;
     if (reply.status !== 200) return { ok: false, ms, polls, createMs, error: `GET ${reply.status}` };
     if (reply.body.status === 'COMPLETED') return { ok: true, ms, polls, createMs, serverMs: Date.parse(String(reply.body.completedAt)) - Date.parse(String(reply.body.createdAt)) };
     if (reply.body.status === 'FAILED') return { ok: false, ms, polls, createMs, error: `FAILED ${String(reply.body.errorCode)}: ${String(reply.body.error)}` };
-    await sleep(pollMs);
+    if (pollMs) await sleep(pollMs);
   }
 }
 

@@ -17,8 +17,9 @@ const { values } = parseArgs({
     only: { type: 'string', default: 'inprocess,report,chromium,http,load,memory' },
     clients: { type: 'string', default: '32' },
     seconds: { type: 'string' },
-    'poll-ms': { type: 'string', default: '2' },
-    'load-poll-ms': { type: 'string', default: '2' },
+    // 0: one GET with ?waitMs= instead of polling (the server answers when the job finishes).
+    'poll-ms': { type: 'string', default: '0' },
+    'load-poll-ms': { type: 'string', default: '0' },
     'memory-renders': { type: 'string' },
     'no-recycle-renders': { type: 'string' },
     // Used by the memory child process (render-memory.ts).
@@ -160,13 +161,13 @@ async function overHttp(f: Figures): Promise<void> {
       }
       client.close();
       f.http = { ...spread(times), createP50: percentile(creates, 50), serverP50: percentile(serverSide, 50), pollsPerRender: polls / times.length };
-      log(`2. HTTP POST /render → COMPLETED, one client, poll every ${POLL_MS} ms: p50 ${fmt(f.http.p50, 2)} ms, p90 ${fmt(f.http.p90, 2)}, p99 ${fmt(f.http.p99, 2)}; POST alone p50 ${fmt(f.http.createP50, 2)} ms; job createdAt → completedAt p50 ${fmt(f.http.serverP50, 0)} ms; ${fmt(f.http.pollsPerRender)} GETs a render`);
+      log(`2. HTTP POST /render → COMPLETED, one client, ${POLL_MS ? `poll every ${POLL_MS} ms` : 'GET ?waitMs='}: p50 ${fmt(f.http.p50, 2)} ms, p90 ${fmt(f.http.p90, 2)}, p99 ${fmt(f.http.p99, 2)}; POST alone p50 ${fmt(f.http.createP50, 2)} ms; job createdAt → completedAt p50 ${fmt(f.http.serverP50, 0)} ms; ${fmt(f.http.pollsPerRender)} GETs a render`);
     }
     if (ONLY.has('load')) {
       const load = await loadLoop(server.baseUrl, (i) => invoiceDocument(4_000_000 + i), { clients: N.clients, seconds: N.loadSeconds, warmupS: N.loadWarmupS, pollMs: LOAD_POLL_MS, serverPid: server.pid });
       f.load = { ...load, p50: percentile(load.latencies, 50), p99: percentile(load.latencies, 99) };
       const perRender = (cpuS: number | null) => (cpuS === null || !load.completed ? null : (cpuS * 1000) / load.completed);
-      log(`3. load, ${N.clients} clients × ${N.loadSeconds} s, poll every ${LOAD_POLL_MS} ms: ${fmt(f.load.rendersPerSecond)} renders/s, p50 ${fmt(f.load.p50)} ms, p99 ${fmt(f.load.p99)} ms, ${load.errors} errors${load.firstErrors.length ? ` (${load.firstErrors.join('; ')})` : ''}; ${fmt(load.polls / Math.max(1, load.completed))} GETs a render`);
+      log(`3. load, ${N.clients} clients × ${N.loadSeconds} s, ${LOAD_POLL_MS ? `poll every ${LOAD_POLL_MS} ms` : 'GET ?waitMs='}: ${fmt(f.load.rendersPerSecond)} renders/s, p50 ${fmt(f.load.p50)} ms, p99 ${fmt(f.load.p99)} ms, ${load.errors} errors${load.firstErrors.length ? ` (${load.firstErrors.join('; ')})` : ''}; ${fmt(load.polls / Math.max(1, load.completed))} GETs a render`);
       log(`   CPU in the window: server ${fmt(load.serverCpuS === null ? null : load.serverCpuS / N.loadSeconds, 2)} cores (${fmt(perRender(load.serverCpuS))} ms a render), bench client ${fmt(load.clientCpuS / N.loadSeconds, 2)} cores (${fmt(perRender(load.clientCpuS))} ms a render); load average ${loadAverage()}`);
     }
     if (ONLY.has('report')) {
