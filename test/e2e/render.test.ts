@@ -462,6 +462,21 @@ test('fails a PDF/UA-1 render listing every path that the readiness report gives
   assert.is(done.pdfCompliance.pdfuaPart, 1);
 });
 
+test('hyphenates justified text by the rules of defaults.locale', async () => {
+  const text = 'Die Donaudampfschifffahrtsgesellschaft beschäftigt Kapitäne, Schiffsingenieure und Verwaltungsangestellte in verschiedenen Niederlassungen entlang der Wasserstraße.';
+  const lines = async (locale: string) => {
+    const config = { document: { type: 'pdf' }, sections: [{ type: 'flow', columns: { count: 4 }, content: [{ type: 'text', align: 'justify', text }] }], defaults: { locale } };
+    const { pdf } = await renderPdf(api, { config });
+    return (await poppler('pdftotext', ['-raw', '-enc', 'UTF-8'], pdf)).split('\n');
+  };
+  // Typst marks a break inside a word with a soft hyphen (U+00AD) at the end of the line.
+  const [de, en] = await Promise.all([lines('de-DE'), lines('en-US')]);
+  assert.ok(de.includes('fahrtsgesell\u00ad'), `German patterns: ${JSON.stringify(de)}`);
+  assert.ok(de.includes('Schiffsingenieu\u00ad'), JSON.stringify(de));
+  assert.ok(en.includes('fahrtsge\u00ad'), `English patterns break the same words elsewhere: ${JSON.stringify(en)}`);
+  assert.not.ok(en.includes('Schiffsingenieu\u00ad'), JSON.stringify(en));
+});
+
 test('a font family that is not installed renders in the default font with a FONT_NOT_INSTALLED warning per place', async () => {
   const config = doc([{ type: 'text', text: 'Body.' }, { type: 'text', text: 'Styled.', style: { fontFamily: 'Comic Sans MS' } }], { title: 'Fonts' }, { defaults: { fonts: { family: 'Helvetica Neue' } } });
   const { job, pdf } = await renderPdf(api, { config });
