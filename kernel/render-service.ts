@@ -158,7 +158,7 @@ export class RenderService {
           continue;
         }
       } else if (ASSET_IMAGE.test(src)) {
-        errors.push({ path, message: `${src} was not found: permanent images come from saved documents, and this organization has none with that id`, code: 'IMAGE_NOT_FOUND' });
+        errors.push({ path, message: `${src} was not found: permanent images come from saved documents (POST /documents), which this server does not offer yet; upload the image with POST /images/upload and use its /temp-image/ path`, code: 'IMAGE_NOT_FOUND' });
         continue;
       } else {
         const decision = this.urlPolicy.checkSyntax(src);
