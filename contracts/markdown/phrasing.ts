@@ -123,7 +123,8 @@ function link(ctx: ParseContext, node: Nodes, url: string, children: PhrasingCon
  */
 function footnoteContent(ctx: ParseContext, raw: string, depth: number): Inline[] {
   if (depth > MAX_INLINE_DEPTH) return [{ t: 'text', v: raw }];
-  const tree = markdownTree(`[${raw}`);
+  // Inline content has no blank line, so no point where a chunk could be cut.
+  const tree = markdownTree(`[${raw}`, { chunked: false });
   const paragraph = tree.children[0];
   if (tree.children.length !== 1 || paragraph?.type !== 'paragraph') return [{ t: 'text', v: raw }];
   const children = paragraph.children.map((n) => stripPositions(n));

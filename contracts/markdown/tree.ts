@@ -1,5 +1,5 @@
 // The Markdown tokenizer set up once: CommonMark, GFM, YAML front matter, math, block directives and Quire's references.
-import { fromMarkdown } from 'mdast-util-from-markdown';
+import { fromMarkdown, type Extension as FromMarkdownExtension } from 'mdast-util-from-markdown';
 import { directiveFromMarkdown } from 'mdast-util-directive';
 import { frontmatterFromMarkdown } from 'mdast-util-frontmatter';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
@@ -8,6 +8,7 @@ import { directive } from 'micromark-extension-directive';
 import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { math } from 'micromark-extension-math';
+import type { Construct, Extension } from 'micromark-util-types';
 import type { Nodes, Root } from 'mdast';
 import { quireFromMarkdown, quireSyntax } from './syntax.js';
 
@@ -19,45 +20,194 @@ const blockDirectives = { flow: directive().flow };
 // already gone: `https\://x` could then not stay text. The tokenizer's autolink literals remain.
 const gfmWithoutTransforms = gfmFromMarkdown().map((extension) => ({ ...extension, transforms: [] }));
 
-const OPTIONS = {
-  extensions: [frontmatter(['yaml']), gfm({ singleTilde: false }), math(), blockDirectives, quireSyntax],
-  mdastExtensions: [frontmatterFromMarkdown(['yaml']), ...gfmWithoutTransforms, mathFromMarkdown(), directiveFromMarkdown(), quireFromMarkdown],
-};
+/**
+ * The mdast extensions merged into one as mdast-util-from-markdown's `configure` merges them
+ * (handlers in order, the later winning; lists concatenated): it then merges one, not nine, for
+ * every chunk.
+ */
+function mergeMdastExtensions(extensions: readonly FromMarkdownExtension[]): FromMarkdownExtension[] {
+  if (extensions.some((e) => e.beforeEnter || e.afterExit || Object.keys(e).some((k) => !['enter', 'exit', 'canContainEols', 'transforms'].includes(k)))) return [...extensions];
+  const merged = { enter: {}, exit: {}, canContainEols: [] as string[], transforms: [] as NonNullable<FromMarkdownExtension['transforms']> };
+  for (const e of extensions) {
+    Object.assign(merged.enter, e.enter);
+    Object.assign(merged.exit, e.exit);
+    merged.canContainEols.push(...(e.canContainEols ?? []));
+    merged.transforms.push(...(e.transforms ?? []));
+  }
+  return [merged];
+}
 
-/** Chunks are cut at the first safe point after this many characters, or after this many list items and quote lines. */
-const CHUNK_SIZE = 8192;
+const mdastExtensions = mergeMdastExtensions([frontmatterFromMarkdown(['yaml']), ...gfmWithoutTransforms, mathFromMarkdown(), directiveFromMarkdown(), quireFromMarkdown]);
+
+const GFM = gfm({ singleTilde: false });
+const AUTOLINKS = new Set(['wwwAutolink', 'protocolAutolink', 'emailAutolink']);
+
+/**
+ * `gfm({ singleTilde: false })`, optionally without the table or the autolink-literal constructs
+ * (the others keep their order); a construct list left empty is dropped, as if never added.
+ */
+function gfmSyntax(table: boolean, autolink: boolean): Extension {
+  const drop = (c: Construct) => (!table && c.name === 'table') || (!autolink && AUTOLINKS.has(c.name ?? ''));
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [field, record] of Object.entries(GFM)) {
+    const kept: Record<string, unknown> = {};
+    for (const [code, value] of Object.entries(record as Record<string, Construct | Construct[] | undefined>)) {
+      if (!Array.isArray(value)) {
+        if (!value || !drop(value)) kept[code] = value;
+        continue;
+      }
+      const list = value.filter((c) => !drop(c));
+      if (list.length || !value.length) kept[code] = list;
+    }
+    out[field] = kept;
+  }
+  return out as Extension;
+}
+
+/**
+ * Extensions combined as micromark-util-combine-extensions does (a transitive dependency, not one of
+ * Quire's): for each hook and character code, constructs without `add: 'after'` go before those
+ * already there, the others after.
+ */
+function combineExtensions(extensions: readonly Extension[]): Extension {
+  const all: Record<string, Record<string, unknown[]>> = {};
+  for (const extension of extensions) {
+    for (const [hook, right] of Object.entries(extension)) {
+      const left = (all[hook] ??= {});
+      if (!right) continue;
+      for (const [code, value] of Object.entries(right as Record<string, unknown>)) {
+        const existing = (left[code] ??= []);
+        const before: unknown[] = [];
+        for (const item of Array.isArray(value) ? value : value ? [value] : []) ((item as { add?: string }).add === 'after' ? existing : before).push(item);
+        existing.unshift(...before);
+      }
+    }
+  }
+  return all as Extension;
+}
+
+/**
+ * The parse options by [table][autolink]: see optionsFor. The syntax extensions are combined once
+ * (micromark combines them with its own constructs for every parse; combining is associative).
+ */
+const OPTIONS = [false, true].map((table) => [false, true].map((autolink) => ({ extensions: [combineExtensions([frontmatter(['yaml']), gfmSyntax(table, autolink), math(), blockDirectives, quireSyntax])], mdastExtensions })));
+
+/**
+ * A GFM table needs a `|` or, in a one-column delimiter row, `:-` or `-:`; an autolink literal needs
+ * `www.`, `http:`/`https:` or `@` before a domain. Text without them is tokenized without those
+ * constructs, which micromark otherwise tries at every block and (autolinks) every word: the tree
+ * is the same, the work is not (tables cost most: micromark builds a tokenizer for each cell).
+ */
+function optionsFor(text: string): (typeof OPTIONS)[number][number] {
+  return OPTIONS[/[|]|:-|-:/.test(text) ? 1 : 0]![/@[\w.-]|https?:|www\./i.test(text) ? 1 : 0]!;
+}
+
+/**
+ * Chunks are cut at the first safe point after this many characters, or after this many list items
+ * and quote lines. micromark's cost grows faster than the size of what it parses at once (it keeps
+ * every event and token of a parse alive until the end, so the garbage collector copies them), and a
+ * chunk without a table skips the table construct: small chunks are cheaper, down to a few blocks.
+ */
+const CHUNK_SIZE = 512;
 const CHUNK_CONTAINERS = 16;
-const CHUNK_MIN_SIZE = 1024;
+const CHUNK_MIN_SIZE = 512;
+/** Stand-in definitions are repeated in every chunk: chunks are at least this many times their size. */
+const STAND_IN_RATIO = 4;
 
 /**
  * The mdast tree of Extended Markdown (positions included). micromark copies the whole event list
  * each time a list or block quote closes, which is quadratic in a long document; the source is
  * therefore parsed in chunks cut where no block can continue (see cutPoints), and the trees joined.
+ * Two checks keep the joined tree the one a whole parse gives: a chunk whose last block runs to its
+ * end (a fence, math block, HTML block or ::: container that cutPoints took for closed) is parsed
+ * again with the next chunks; and when the labels really defined are not the stand-ins' (see
+ * definedLabels: a line `[x]: y` inside a paragraph defines nothing), the chunks are parsed again
+ * with the real ones.
  */
 export function markdownTree(source: string, options: { chunked?: boolean } = {}): Root {
-  const labels = definedLabels(source);
-  const cuts = options.chunked === false || labels === null ? [] : cutPoints(source);
-  if (!cuts.length) return fromMarkdown(source, OPTIONS);
+  if (options.chunked === false) return fromMarkdown(source, optionsFor(source));
+  const candidates = definedLabels(source);
+  if (candidates === null) return fromMarkdown(source, optionsFor(source));
+  const cuts = cutPoints(source, Math.max(CHUNK_SIZE, STAND_IN_RATIO * candidates.text.length));
+  if (!cuts.length) return fromMarkdown(source, optionsFor(source));
+  const first = chunkedTree(source, cuts, candidates.text);
+  // micromark reads the content of a ::: container a pass later than the paragraphs around it: a
+  // label defined there is not yet known to a reference before the container. Stand-ins cannot say so.
+  if (first.defined.has(IN_CONTAINER)) return fromMarkdown(source, optionsFor(source));
+  if (sameLabels(first.defined, candidates.ids)) return first.root;
+  // Definitions do not depend on the labels defined, so a second pass finds the same ones.
+  const real = standIns(first.defined);
+  return real === null ? fromMarkdown(source, optionsFor(source)) : chunkedTree(source, cuts, real).root;
+}
+
+/** The joined tree and the labels it really defines (identifier → stand-in line). */
+function chunkedTree(source: string, cuts: ReadonlyArray<{ offset: number; line: number }>, labels: string): { root: Root; defined: Map<string, string> } {
   const root: Root = { type: 'root', children: [] };
+  const defined = new Map<string, string>();
+  const ends = [...cuts, { offset: source.length, line: -1 }];
   let from = 0;
   let line = 1;
-  for (const cut of [...cuts, { offset: source.length, line: -1 }]) {
+  for (let k = 0; k < ends.length; ) {
+    const cut = ends[k]!;
     const text = source.slice(from, cut.offset);
     // Stand-in definitions go after the first chunk (front matter must come first; the chunk ends
     // where nothing is open) and before the others (the last one may end inside an unclosed fence).
     const first = from === 0;
-    const prefix = labels && !first ? `${labels}\n\n` : '';
-    const tree = fromMarkdown(labels ? (first ? `${text}\n\n${labels}` : prefix + text) : text, OPTIONS);
-    if (labels) tree.children = tree.children.filter((n) => (n.position?.start.offset ?? 0) >= prefix.length && (n.position?.start.offset ?? 0) < prefix.length + text.length);
+    // A first chunk that runs to the end (see below) is the whole source: it needs no stand-ins.
+    const standIns = k < ends.length - 1 || !first ? labels : '';
+    const prefix = standIns && !first ? `${standIns}\n\n` : '';
+    const input = standIns ? (first ? `${text}\n\n${standIns}` : prefix + text) : text;
+    const tree = fromMarkdown(input, optionsFor(input));
+    if (standIns) tree.children = tree.children.filter((n) => (n.position?.start.offset ?? 0) >= prefix.length && (n.position?.start.offset ?? 0) < prefix.length + text.length);
+    const last = tree.children[tree.children.length - 1];
+    if (k < ends.length - 1 && (last?.position?.end.offset ?? 0) > prefix.length + text.replace(/\s+$/, '').length) {
+      // Something is open at the cut: take in the next chunks, at least as much again as this one.
+      let next = k + 1;
+      while (next < ends.length - 1 && ends[next]!.offset - from < 2 * text.length) next++;
+      k = next;
+      continue;
+    }
     if (!first) shift(tree, line - 1 - (prefix.match(/\n/g)?.length ?? 0), from - prefix.length);
+    collectLabels(tree.children, defined);
     root.children.push(...tree.children);
     from = cut.offset;
     line = cut.line;
+    k++;
   }
   const endings = source.match(/\r\n|\r|\n/g)?.length ?? 0;
   const lastLine = source.slice(Math.max(source.lastIndexOf('\n'), source.lastIndexOf('\r')) + 1);
   root.position = { start: { line: 1, column: 1, offset: 0 }, end: { line: endings + 1, column: lastLine.length + 1, offset: source.length } };
-  return root;
+  return { root, defined };
+}
+
+/** micromark's normalizeIdentifier; footnote labels get a leading `^`. */
+const labelId = (label: string) => label.replace(/[\t\n\r ]+/g, ' ').replace(/^ | $/g, '').toLowerCase().toUpperCase();
+
+/** Set (as a key) when a definition is inside a ::: container. */
+const IN_CONTAINER = '\n';
+
+/** The definitions and footnote definitions among nodes (not inside paragraphs): identifier → stand-in line. */
+function collectLabels(nodes: readonly Nodes[], into: Map<string, string>, inContainer = false): void {
+  for (const node of nodes) {
+    if ((node.type === 'definition' || node.type === 'footnoteDefinition') && inContainer) into.set(IN_CONTAINER, '');
+    if (node.type === 'definition') {
+      const label = node.label ?? node.identifier;
+      if (!into.has(labelId(label))) into.set(labelId(label), `[${label}]: #`);
+    } else if (node.type === 'footnoteDefinition') {
+      const label = node.label ?? node.identifier;
+      if (!into.has(`^${labelId(label)}`)) into.set(`^${labelId(label)}`, `[^${label}]: x`);
+    }
+    if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading' && node.type !== 'table') collectLabels(node.children as Nodes[], into, inContainer || node.type === 'containerDirective');
+  }
+}
+
+function standIns(defined: ReadonlyMap<string, string>): string | null {
+  const text = [...defined.values()].join('\n\n');
+  return text.length > MAX_STAND_INS ? null : text;
+}
+
+function sameLabels(defined: ReadonlyMap<string, string>, ids: ReadonlySet<string>): boolean {
+  return defined.size === ids.size && [...defined.keys()].every((id) => ids.has(id));
 }
 
 function shift(tree: Root, lines: number, offset: number): void {
@@ -84,11 +234,13 @@ const MAX_STAND_INS = 8192;
  * every label defined anywhere (the real ones are collected from the chunk that holds them).
  * '' when there are none; null when there are too many to repeat (the source is parsed whole).
  */
-function definedLabels(source: string): string | null {
+function definedLabels(source: string): { text: string; ids: Set<string> } | null {
   const labels = new Set<string>();
   for (const m of source.matchAll(DEFINITION)) labels.add(m[1]!);
-  const text = [...labels].map((label) => (label.startsWith('^') ? `[${label}]: x` : `[${label}]: #`)).join('\n');
-  return text.length > MAX_STAND_INS ? null : text;
+  // A blank line between them: `[a]: #` right after the paragraph of `[^n]: x` would be a line of that paragraph.
+  const text = [...labels].map((label) => (label.startsWith('^') ? `[${label}]: x` : `[${label}]: #`)).join('\n\n');
+  const ids = new Set([...labels].map((label) => (label.startsWith('^') ? `^${labelId(label.slice(1))}` : labelId(label))));
+  return text.length > MAX_STAND_INS ? null : { text, ids };
 }
 const HTML_SPANNING = [
   { open: /^<(?:script|pre|style|textarea)(?:[\s>]|$)/i, close: /<\/(?:script|pre|style|textarea)>/i },
@@ -104,7 +256,7 @@ const HTML_SPANNING = [
  * code, math block, ::: container, HTML block or front matter is open. Conservative: a cut never
  * changes the tree, it only bounds the work.
  */
-export function cutPoints(source: string): Array<{ offset: number; line: number }> {
+export function cutPoints(source: string, chunkSize = CHUNK_SIZE): Array<{ offset: number; line: number }> {
   const cuts: Array<{ offset: number; line: number }> = [];
   let fence: RegExp | null = null;
   let html: RegExp | null = null;
@@ -128,8 +280,8 @@ export function cutPoints(source: string): Array<{ offset: number; line: number 
       if (html.test(text)) html = null;
     } else {
       const size = start - chunkStart;
-      const big = size >= CHUNK_SIZE || (chunkContainers >= CHUNK_CONTAINERS && size >= CHUNK_MIN_SIZE);
-      if (blankBefore && containers === 0 && big && /^[^\s>|:+*\-\d]/.test(text) && !/^\d{1,9}[.)]/.test(text)) {
+      const big = size >= chunkSize || (chunkContainers >= CHUNK_CONTAINERS && size >= Math.min(chunkSize, CHUNK_MIN_SIZE));
+      if (blankBefore && containers === 0 && big && /^[^\s>:+*\-\d]/.test(text) && !/^\d{1,9}[.)]/.test(text)) {
         cuts.push({ offset: start, line });
         chunkStart = start;
         chunkContainers = 0;
