@@ -184,7 +184,7 @@ class Builder {
           break;
         }
         case 'cite': {
-          const known = new Set((this.doc.citations ?? []).map((c) => c.id));
+          const known = this.#citationIds();
           const items = n.items.filter((it) => known.has(it.key));
           // An unknown key is a warning on the job (scanReferences); it prints as written, never breaks the render.
           for (const it of n.items) if (!known.has(it.key)) out.push({ t: 'text', v: `[${it.key}]` });
@@ -207,8 +207,15 @@ class Builder {
     return this.#dropBrokenRefs(out);
   }
 
+  #citationIdSet: Set<string> | null = null;
+  #citationIds(): Set<string> {
+    this.#citationIdSet ??= new Set((this.doc.citations ?? []).map((c) => c.id));
+    return this.#citationIdSet;
+  }
+
   /** A link to an anchor that does not exist would stop Typst; it prints as its label (warned about on the job). */
   #dropBrokenRefs(nodes: TInline[]): TInline[] {
+    if (!nodes.some((n) => n.t === 'ref')) return nodes;
     return nodes.flatMap((n) => (n.t === 'ref' && !this.#anchors().has(n.id as string) ? (n.c as TInline[]) : [n]));
   }
 
