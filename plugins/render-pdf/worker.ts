@@ -78,6 +78,8 @@ export async function renderPdf(input: WorkerInput<RenderParams>): Promise<Worke
     throw typstFailure(err, profile);
   } finally {
     for (const p of shadows) c.unmapShadow(p);
+    // Every render, max age 10: evicting only every 5th or 10th render saved eviction time but made the
+    // compiles slower by more (a larger cache), see "evictCache" in docs/benchmarks.md.
     c.evictCache(10);
   }
   const pdfCompliance = inspectCompliance(pdf, profile);
