@@ -9,6 +9,9 @@ const require = createRequire(import.meta.url);
 const BUNDLED: Record<string, string[]> = {
   'noto-sans': ['400Regular/NotoSans_400Regular.ttf', '400Regular_Italic/NotoSans_400Regular_Italic.ttf', '700Bold/NotoSans_700Bold.ttf', '700Bold_Italic/NotoSans_700Bold_Italic.ttf'],
   'noto-serif': ['400Regular/NotoSerif_400Regular.ttf', '400Regular_Italic/NotoSerif_400Regular_Italic.ttf', '700Bold/NotoSerif_700Bold.ttf', '700Bold_Italic/NotoSerif_700Bold_Italic.ttf'],
+  // The mono family: Noto Sans Mono has no italic, JetBrains Mono has all four styles (Latin, Greek, Cyrillic).
+  'jetbrains-mono': ['400Regular/JetBrainsMono_400Regular.ttf', '400Regular_Italic/JetBrainsMono_400Regular_Italic.ttf', '700Bold/JetBrainsMono_700Bold.ttf', '700Bold_Italic/JetBrainsMono_700Bold_Italic.ttf'],
+  // Kept for documents that name it.
   'noto-sans-mono': ['400Regular/NotoSansMono_400Regular.ttf', '700Bold/NotoSansMono_700Bold.ttf'],
   'noto-sans-hebrew': ['400Regular/NotoSansHebrew_400Regular.ttf', '700Bold/NotoSansHebrew_700Bold.ttf'],
   'noto-sans-arabic': ['400Regular/NotoSansArabic_400Regular.ttf', '700Bold/NotoSansArabic_700Bold.ttf'],
@@ -21,17 +24,17 @@ const ALIASES: Record<string, string> = {
   'quire sans': 'Noto Sans',
   serif: 'Noto Serif',
   'quire serif': 'Noto Serif',
-  mono: 'Noto Sans Mono',
-  'quire mono': 'Noto Sans Mono',
+  mono: 'JetBrains Mono',
+  'quire mono': 'JetBrains Mono',
 };
 
 /** Scripts the main families lack (Hebrew, Arabic, emoji) come from these, in order. */
 const FALLBACKS = ['Noto Sans', 'Noto Sans Hebrew', 'Noto Sans Arabic', 'Noto Emoji', 'DejaVu Sans Mono'];
 
 /** Families installed with Quire (Typst also embeds Libertinus Serif, New Computer Modern and DejaVu Sans Mono). */
-export const BUNDLED_FAMILIES = ['Noto Sans', 'Noto Serif', 'Noto Sans Mono', 'Noto Sans Hebrew', 'Noto Sans Arabic', 'Noto Emoji', 'Libertinus Serif', 'New Computer Modern', 'DejaVu Sans Mono'];
+export const BUNDLED_FAMILIES = ['Noto Sans', 'Noto Serif', 'JetBrains Mono', 'Noto Sans Mono', 'Noto Sans Hebrew', 'Noto Sans Arabic', 'Noto Emoji', 'Libertinus Serif', 'New Computer Modern', 'DejaVu Sans Mono'];
 
-export const MONO_STACK = ['Noto Sans Mono', 'DejaVu Sans Mono', ...FALLBACKS];
+export const MONO_STACK = ['JetBrains Mono', 'Noto Sans Mono', 'DejaVu Sans Mono', ...FALLBACKS];
 
 /** The font list for text: the requested family first, then the fallbacks that cover other scripts. */
 export function fontStack(family: string | undefined): string[] {

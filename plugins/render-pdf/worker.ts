@@ -18,7 +18,7 @@ const WARM_UP = {
   lang: 'en',
   region: null,
   page: { paper: 'a4', flipped: false, margin: { top: null, right: null, bottom: null, left: null } },
-  fonts: { body: ['Noto Sans'], mono: ['Noto Sans Mono'] },
+  fonts: { body: ['Noto Sans'], mono: ['JetBrains Mono'] },
   style: { fontSize: 10.5, leading: 0.6, parSpacing: 8, colors: { primary: '#000000', text: '#000000', muted: '#555555', accent: '#000000' }, headings: Array(6).fill({ size: 12, weight: 'bold', color: null, above: 10, below: 5 }), table: { headerBackground: null, headerColor: null, borderColor: null, stripe: false, stripeColor: null } },
   header: null,
   footer: null,

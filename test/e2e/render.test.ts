@@ -119,7 +119,7 @@ async function redSquarePng(): Promise<Buffer> {
 }
 
 /** Runs a poppler tool on the PDF (written to a temp file) and returns its stdout; stderr noise is ignored. */
-async function poppler(cmd: 'pdftotext' | 'pdfinfo' | 'pdfimages', args: string[], pdf: Uint8Array): Promise<string> {
+async function poppler(cmd: 'pdftotext' | 'pdfinfo' | 'pdfimages' | 'pdffonts', args: string[], pdf: Uint8Array): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-render-test-'));
   try {
     const file = path.join(dir, 'in.pdf');
@@ -475,6 +475,20 @@ test('hyphenates justified text by the rules of defaults.locale', async () => {
   assert.ok(de.includes('Schiffsingenieu\u00ad'), JSON.stringify(de));
   assert.ok(en.includes('fahrtsge\u00ad'), `English patterns break the same words elsewhere: ${JSON.stringify(en)}`);
   assert.not.ok(en.includes('Schiffsingenieu\u00ad'), JSON.stringify(en));
+});
+
+test('sans, serif and mono each come in regular, italic, bold and bold italic, with Greek and Cyrillic', async () => {
+  const line = (family: string) => ({ type: 'text', text: `${family}: plain αβγ Привет, *italic*, **bold**, ***both***.`, style: { fontFamily: family } });
+  const config = doc([line('sans'), line('serif'), line('mono'), { type: 'text', text: 'Code: `plain`, *`italic`*, **`bold`**, ***`both`***.' }, { type: 'code', code: 'λ → Ωμέγα; Привет' }], { title: 'Fonts' });
+  const { job, pdf } = await renderPdf(api, { config });
+  assert.equal(job.warnings, []);
+  const fonts = await poppler('pdffonts', [], pdf);
+  for (const face of ['NotoSans-Regular', 'NotoSans-Italic', 'NotoSans-Bold', 'NotoSans-BoldItalic', 'NotoSerif-Regular', 'NotoSerif-Italic', 'NotoSerif-Bold', 'NotoSerif-BoldItalic', 'JetBrainsMono-Regular', 'JetBrainsMono-Italic', 'JetBrainsMono-Bold', 'JetBrainsMono-BoldItalic']) {
+    assert.match(fonts, face, `${face} embedded:\n${fonts}`);
+  }
+  const text = (await poppler('pdftotext', ['-enc', 'UTF-8'], pdf)).replace(/\s+/g, ' ');
+  assert.match(text, 'mono: plain αβγ Привет, italic, bold, both.');
+  assert.match(text, 'λ → Ωμέγα; Привет');
 });
 
 test('a font family that is not installed renders in the default font with a FONT_NOT_INSTALLED warning per place', async () => {
