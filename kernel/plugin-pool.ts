@@ -12,6 +12,8 @@ export class PluginPool {
   #piscina: Piscina<HostTask, HostReply>;
   /** Tasks started on the current threads; past recycleAfter × maxThreads the threads are replaced. */
   #tasks = 0;
+  /** Tasks handed to the current threads and not yet settled (running or queued in Piscina). */
+  #pending = new Set<Promise<unknown>>();
   readonly #retiring = new Set<Promise<void>>();
   #recycled = 0;
 
@@ -46,14 +48,17 @@ export class PluginPool {
 
   /**
    * Replaces the threads: new tasks go to a fresh pool (its threads started at once), the old one
-   * finishes what it runs and exits, and with it goes whatever native memory its threads held.
+   * finishes every task it was given (running or queued: Piscina's close would end queued ones) and
+   * exits, and with it goes whatever native memory its threads held.
    */
   #recycle(): void {
     const old = this.#piscina;
+    const pending = this.#pending;
     this.#piscina = this.#create(this.limits.maxThreads);
+    this.#pending = new Set();
     this.#tasks = 0;
     this.#recycled++;
-    const closing = old.close().catch(() => undefined);
+    const closing = Promise.allSettled(pending).then(() => old.close()).catch(() => undefined);
     this.#retiring.add(closing);
     void closing.finally(() => this.#retiring.delete(closing));
   }
@@ -88,11 +93,14 @@ export class PluginPool {
       const buffer = wholeBuffer(f.bytes);
       if (buffer && !transferList.includes(buffer)) transferList.push(buffer);
     }
-    const piscina = this.#piscina;
     const recycleAfter = this.limits.recycleAfter ?? 0;
     if (recycleAfter > 0 && ++this.#tasks >= recycleAfter * this.limits.maxThreads) this.#recycle();
+    // Taken after the recycle: a task handed to the pool that is closing would be aborted.
+    const pending = this.#pending;
+    const task = this.#piscina.run({ kind: 'run', exportName, input }, { signal: controller.signal, transferList: transferList as never });
+    pending.add(task);
     try {
-      const reply = await piscina.run({ kind: 'run', exportName, input }, { signal: controller.signal, transferList: transferList as never });
+      const reply = await task;
       if (!reply.ok) throw new JobError(reply.error.code, reply.error.message, reply.error.details);
       return reply.output ?? {};
     } catch (err) {
@@ -107,6 +115,7 @@ export class PluginPool {
       throw new JobError('WORKER_CRASHED', `The ${this.pluginId} worker crashed: ${(err as Error).message}`);
     } finally {
       clearTimeout(timer);
+      pending.delete(task);
     }
   }
 
