@@ -1,5 +1,5 @@
 // Validates document JSON against its contract plus the checks a schema cannot express, and scans text for references.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FieldError } from '../kernel/errors.js';
 import { formatAjvErrors } from '../kernel/schema.js';
 import { ABBREVIATION_KEY_PATTERN, DOCUMENT_LIMITS, DocumentJsonSchema, VARIABLE_NAME_PATTERN, type DocumentJson, type Element, type ListItem } from './document-json.js';
@@ -7,7 +7,10 @@ import { ABBREVIATION_KEY_PATTERN, DOCUMENT_LIMITS, DocumentJsonSchema, VARIABLE
 // The shared kernel instance lacks `discriminator`; this one validates only the branch an element's
 // `type` names, and `verbose` hands the failing schema to the error formatter for better messages.
 const ajv = new Ajv({ discriminator: true, allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true });
-const checkSchema = ajv.compile<DocumentJson>(DocumentJsonSchema);
+// Compiled on first use: modules that import only the reference scanner (the render threads, through
+// the readiness checks) do not pay for compiling the whole document schema each time a thread starts.
+let compiled: ValidateFunction<DocumentJson> | undefined;
+const documentSchema = (): ValidateFunction<DocumentJson> => (compiled ??= ajv.compile<DocumentJson>(DocumentJsonSchema));
 
 /** Beyond this many errors the list ends with one TOO_MANY_ERRORS entry: a response stays readable. */
 export const MAX_REPORTED_ERRORS = 500;
@@ -31,6 +34,7 @@ export function validateDocument(doc: unknown): DocumentValidation {
   } catch {
     return { valid: false, errors: [{ path: '(body)', message: 'must be a JSON object', code: 'INVALID_FIELD' }] };
   }
+  const checkSchema = documentSchema();
   const schemaOk = checkSchema(copy);
   const errors = [...(schemaOk ? [] : schemaErrors(checkSchema.errors ?? [])), ...semanticErrors(copy)];
   const unique = dedupe(errors);
