@@ -4,14 +4,23 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const DEBIAN_PACKAGES = [
-  // [command that proves it is installed, Debian package]
-  ['qpdf', 'qpdf'],
-  ['pdfinfo', 'poppler-utils'],
-  ['pdftotext', 'poppler-utils'],
+  // [shell check that proves it is installed, Debian package]
+  ['command -v qpdf', 'qpdf'],
+  ['command -v pdfinfo', 'poppler-utils'],
+  ['command -v pdftotext', 'poppler-utils'],
+  ['command -v pdftoppm', 'poppler-utils'],
   // Tests make throw-away TLS certificates for loopback https servers.
-  ['openssl', 'openssl'],
+  ['command -v openssl', 'openssl'],
   // Only the render benchmark's peer (bench/render.ts prints Chromium's HTML → PDF beside Quire's).
-  ['chromium', 'chromium'],
+  ['command -v chromium', 'chromium'],
+  // LibreOffice: office conversions at run time; in tests, the independent reader of DOCX and ODT output.
+  ['command -v soffice', 'libreoffice-writer-nogui'],
+  ['/usr/bin/python3 -c "import uno"', 'python3-uno'],
+  // Independent readers of DOCX and ODT output in the tests (Debian's Python, not the one on PATH).
+  ['/usr/bin/python3 -c "import docx"', 'python3-docx'],
+  ['/usr/bin/python3 -c "import odf.opendocument"', 'python3-odf'],
+  // The DOCX benchmark's peer (bench/office.ts prints pandoc's Markdown → DOCX beside Quire's).
+  ['command -v pandoc', 'pandoc'],
 ];
 
 function say(msg) {
@@ -50,8 +59,8 @@ if (!existsSync(marker) || readFileSync(marker, 'utf8') !== lockHash) {
 }
 
 // 2. Debian packages the tools and tests use.
-const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
-const missing = [...new Set(DEBIAN_PACKAGES.filter(([cmd]) => !has(cmd)).map(([, pkg]) => pkg))];
+const has = (check) => spawnSync('sh', ['-c', check], { stdio: 'ignore' }).status === 0;
+const missing = [...new Set(DEBIAN_PACKAGES.filter(([check]) => !has(check)).map(([, pkg]) => pkg))];
 if (missing.length) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
