@@ -19,6 +19,9 @@ const DEBIAN_PACKAGES = [
   // Independent readers of DOCX and ODT output in the tests (Debian's Python, not the one on PATH).
   ['/usr/bin/python3 -c "import docx"', 'python3-docx'],
   ['/usr/bin/python3 -c "import odf.opendocument"', 'python3-odf'],
+  // CSL styles and locales: citations and bibliographies in DOCX and ODT are formatted by citeproc with these.
+  ['test -f /usr/share/citation-style-language/styles/apa.csl', 'citation-style-language-styles'],
+  ['test -f /usr/share/citation-style-language/locales/locales-en-US.xml', 'citation-style-language-locales'],
   // The DOCX benchmark's peer (bench/office.ts prints pandoc's Markdown → DOCX beside Quire's).
   ['command -v pandoc', 'pandoc'],
 ];
