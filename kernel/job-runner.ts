@@ -123,12 +123,12 @@ export class JobRunner {
       await this.#fail(queued, new JobError('UNEXPECTED', `The plugin for ${queued.action} ${why}; the job could not run.`));
       return;
     }
-    const job = await this.store.updateJob(id, {
-      status: 'PROCESSING',
-      startedAt: this.clock.now().toISOString(),
-      attempts: queued.attempts + 1,
-      progress: 10,
-    });
+    const started = { status: 'PROCESSING' as const, startedAt: this.clock.now().toISOString(), attempts: queued.attempts + 1, progress: 10 };
+    // The job runs while PROCESSING is being written (readers see it at once, it is in memory). A crash
+    // before that write lands leaves the job PENDING on disk, and recover() runs it again either way.
+    const marked = this.store.updateJob(id, started);
+    marked.catch(() => undefined); // awaited below; this only keeps a failed write from being "unhandled" meanwhile
+    const job: JobRecord = { ...queued, ...started };
     this.events.emit('job.started', job);
     const log = this.log.child({ jobId: id, action: job.action });
     try {
@@ -136,16 +136,17 @@ export class JobRunner {
       const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings });
       const result = output.result ?? {};
       this.#checkResult(reg, result);
-      let outputFileId: string | null = null;
-      if (output.file) outputFileId = await this.#storeOutput(job, output.file, typeof result.pageCount === 'number' ? result.pageCount : undefined);
+      const file = output.file ? await this.#storeOutput(job, output.file, typeof result.pageCount === 'number' ? result.pageCount : undefined) : undefined;
+      await marked;
       const now = this.clock.now().toISOString();
       const cost = job.estimatedCredits;
       const done = await this.store.finishJob(
         id,
-        { status: 'COMPLETED', completedAt: now, outputFileId, result, progress: 100, chargedCredits: cost, error: null, errorCode: null },
+        { status: 'COMPLETED', completedAt: now, outputFileId: file?.id ?? null, result, progress: 100, chargedCredits: cost, error: null, errorCode: null },
         cost > 0 ? { id: randomUUID(), orgId: job.orgId, amount: -cost, kind: 'charge', jobId: id, action: job.action, note: null, createdAt: now } : null,
+        file,
       );
-      log.info({ outputFileId, credits: cost }, 'job completed');
+      log.info({ outputFileId: file?.id ?? null, credits: cost }, 'job completed');
       this.events.emit('job.finished', done);
     } catch (err) {
       if (this.#abandoned) return;
@@ -217,7 +218,8 @@ export class JobRunner {
     }
   }
 
-  async #storeOutput(job: JobRecord, file: { bytes: Uint8Array; mimeType: string; filename: string }, knownPages?: number): Promise<string> {
+  /** Writes the output's bytes; its record is written with the job's completion (one journal line). */
+  async #storeOutput(job: JobRecord, file: { bytes: Uint8Array; mimeType: string; filename: string }, knownPages?: number): Promise<FileRecord> {
     const id = randomUUID();
     const now = this.clock.now();
     await this.blobs.put(id, file.bytes);
@@ -235,8 +237,7 @@ export class JobRunner {
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + this.config.fileTtlSeconds * 1000).toISOString(),
     };
-    await this.store.createFile(rec);
-    return id;
+    return rec;
   }
 
   async #fail(job: JobRecord, err: JobError, reg?: RegisteredAction): Promise<void> {

@@ -84,7 +84,10 @@ export class JobService {
       throw new HttpError('SERVICE_BUSY', `${spec.what} has ${pool.limits.maxBacklog} unfinished jobs, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
     }
     const cost = action.credits.perRequest;
-    return this.#orgLocks.run(orgId, async () => {
+    // The lock covers the credit check and making the job visible (which counts it as outstanding);
+    // the disk write is awaited outside it, so concurrent admissions of one organization share a
+    // journal write and its fdatasync instead of queueing behind each other's.
+    const { job, durable } = await this.#orgLocks.run(orgId, async () => {
       const org = await this.store.getOrganization(orgId);
       if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
       const available = org.balance - (await this.store.outstandingEstimate(orgId));
@@ -115,10 +118,11 @@ export class JobService {
         startedAt: null,
         completedAt: null,
       };
-      await this.store.createJob(job);
-      this.runner.enqueue(job);
-      return job;
+      return { job, durable: (await this.store.stageJob(job)).durable };
     });
+    await durable;
+    this.runner.enqueue(job);
+    return job;
   }
 
   /** Checks a request's webhook: URL syntax under the outbound policy and consistent auth fields (400 otherwise). */

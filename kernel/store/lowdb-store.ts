@@ -177,6 +177,11 @@ export class LowdbStore implements Store {
     await this.#commit(ops.put('jobs', structuredClone(job)));
   }
 
+  async stageJob(job: JobRecord): Promise<{ durable: Promise<void> }> {
+    // #commit applies the change to memory before it returns; only the disk write is left pending.
+    return { durable: this.#commit(ops.put('jobs', structuredClone(job))) };
+  }
+
   async getJob(orgId: string, id: string): Promise<JobRecord | undefined> {
     const job = this.#data.jobs[id];
     return job && job.orgId === orgId ? structuredClone(job) : undefined;
@@ -195,13 +200,13 @@ export class LowdbStore implements Store {
     return copy;
   }
 
-  async finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null): Promise<JobRecord> {
+  async finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord> {
     const job = this.#requireJob(id);
     if (job.status === 'COMPLETED' || job.status === 'FAILED') {
       throw new Error(`Job ${id} is already ${job.status}; a finished job never moves again.`);
     }
-    // One journal line: the state change and the charge are durable together or not at all.
-    const durable = this.#commit(ops.patch('jobs', id, structuredClone(patch)), ...(charge ? this.#ledgerOps(charge) : []));
+    // One journal line: the output file, the state change and the charge are durable together or not at all.
+    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('jobs', id, structuredClone(patch)), ...(charge ? this.#ledgerOps(charge) : []));
     const copy = structuredClone(job);
     await durable;
     return copy;

@@ -31,14 +31,21 @@ export interface Store {
   listFilesExpiredBy(instant: string): Promise<FileRecord[]>;
 
   createJob(job: JobRecord): Promise<void>;
+  /**
+   * Like createJob, in two steps: resolves once the job is visible to reads (and counted by
+   * outstandingEstimate); `durable` resolves once it is on disk, and rejects if it cannot be written.
+   * Lets a caller hold a lock only for the visible part (see JobService.admit).
+   */
+  stageJob(job: JobRecord): Promise<{ durable: Promise<void> }>;
   getJob(orgId: string, id: string): Promise<JobRecord | undefined>;
   getJobById(id: string): Promise<JobRecord | undefined>;
   updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord>;
   /**
    * Moves a job to a final state; when `charge` is given, the ledger entry and the balance change
    * are written in the same write as the state change, so a job is never charged twice.
+   * `output`, the record of the job's output file, is written in that same write too.
    */
-  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null): Promise<JobRecord>;
+  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord>;
   listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]>;
   /** Sum of the estimates of the organization's unfinished jobs (credits already promised). */
   outstandingEstimate(orgId: string): Promise<number>;
