@@ -5,6 +5,7 @@
 // highlighting, drawing SVG) is done here with citeproc, Temml, lowlight and @napi-rs/canvas.
 import { parseInline, inlineText, type Inline } from '../../../contracts/inline-markup.js';
 import type { ChartElement, CslItem, DocumentJson, Element, HeaderFooter, ListItem, TableCell, TableElement } from '../../../contracts/document-json.js';
+import { PluginError } from '../../../kernel/plugin-api.js';
 import { chartSvg } from '../graphics/chart-svg.js';
 import { qrSvg } from '../graphics/qr-svg.js';
 import { barcodeSvg } from '../graphics/barcode-svg.js';
@@ -128,8 +129,8 @@ class Resolver {
       else sections.push({ kind: 'flow', id: null, newPage: false, columns: null, content: [bib] });
     }
     await Promise.all(this.#pictureTasks);
-    if (this.#problems.length) throw new RenderInputError(this.#problems);
     this.#formatCitations();
+    if (this.#problems.length) throw new RenderInputError(this.#problems);
     this.#fillLists();
 
     const fonts = defaults.fonts ?? {};
@@ -530,7 +531,15 @@ class Resolver {
   #formatCitations(): void {
     if (!this.#clusters.length) return;
     const style: CitationStyle = this.#bibliographyStyle() ?? this.#defaults.citationStyle ?? 'apa';
-    const formatted = formatCitations(style, this.#defaults.locale ?? 'en-US', (this.doc.citations ?? []) as CslItem[], this.#clusters.map((c) => c.cluster));
+    let formatted: ReturnType<typeof formatCitations>;
+    try {
+      formatted = formatCitations(style, this.#defaults.locale ?? 'en-US', (this.doc.citations ?? []) as CslItem[], this.#clusters.map((c) => c.cluster));
+    } catch (err) {
+      // A missing CSL file is the server's problem (PluginError); anything else comes from the items.
+      if (err instanceof PluginError) throw err;
+      this.#problems.push({ path: 'config.citations', message: `the citations could not be formatted with CSL (${style}): ${(err as Error).message}` });
+      return;
+    }
     this.#clusters.forEach((c, i) => (c.node.c = formatted.citations[i]!));
     if (this.#bibliography) this.#bibliography.entries = formatted.bibliography;
   }
