@@ -283,13 +283,14 @@ test('images keep their bytes or become PNG, sized from the element and fitted t
     ['/temp-image/gif', { bytes: gif, mimeType: 'image/gif' }],
     ['/temp-image/webp', { bytes: webp, mimeType: 'image/webp' }],
     ['/temp-image/svg', { bytes: svg, mimeType: 'image/svg+xml' }],
+    ['/temp-image/tall', { bytes: raster(100, 1000).toBuffer('image/png'), mimeType: 'image/png' }],
   ]);
   const img = (src: string, extra: Json = {}) => ({ type: 'image', src: `/temp-image/${src}`, alt: `alt ${src}`, ...extra });
   const out = await resolve(
     {
       document: { type: 'docx' },
       sections: [
-        { type: 'flow', content: [img('png'), img('png', { width: '50%' }), img('png', { width: 30 }), img('png', { height: 2 }), img('jpeg', { width: 5, align: 'right' }), img('gif'), img('webp'), img('svg'), img('png', { width: 4, height: 4 }), img('png', { alt: '', caption: 'The *caption*' }), { type: 'variableRef', name: 'logo' }] },
+        { type: 'flow', content: [img('png'), img('png', { width: '50%' }), img('png', { width: 30 }), img('png', { height: 2 }), img('jpeg', { width: 5, align: 'right' }), img('gif'), img('webp'), img('svg'), img('png', { width: 4, height: 4 }), img('png', { alt: '', caption: 'The *caption*' }), { type: 'variableRef', name: 'logo' }, img('tall')] },
         { type: 'flow', columns: { count: 2, space: 1 }, content: [img('png', { width: 30 })] },
       ],
       variables: { logo: { type: 'image', src: '/temp-image/png', alt: 'Logo', width: 3 } },
@@ -323,6 +324,8 @@ test('images keep their bytes or become PNG, sized from the element and fitted t
   const captioned = blocks(out)[9] as Extract<Block, { t: 'image' }>;
   assert.equal([captioned.caption!.label, captioned.caption!.number, captioned.align], ['Figure', 1, 'center']);
   assert.equal([pics[10]!.alt, ...size(pics[10]!), (blocks(out)[10] as any).align], ['Logo', 3, 1.5, 'left']);
+  approx(pics[11]!.heightCm, 29.7 - 5, 'a tall picture is scaled down to the text height');
+  approx(pics[11]!.widthCm, (29.7 - 5) / 10, 'keeping its aspect ratio');
   assert.equal(size(blocks(out, 1)[0]!.t === 'image' ? (blocks(out, 1)[0] as any).picture : null), [7.5, 3.75], 'fitted to one of two columns');
 });
 
@@ -398,6 +401,7 @@ test('LaTeX becomes a standalone MathML element that mathml2omml converts to wel
     for (const re of FORMULAS[i]!.omml) assert.match(omml, re, `${FORMULAS[i]!.latex}: ${re}`);
   });
   assert.equal([maths[0]!.caption!.label, maths[0]!.caption!.number, maths[0]!.id, maths[0]!.display, maths[0]!.latex], ['Equation', 1, 'eq-half', true, '\\frac{a+b}{2}']);
+  assert.equal(maths.map((m) => m.number), [1, undefined, undefined, undefined, undefined, undefined], 'only display equations with an id are numbered');
   const inlineBlock = blocks(out)[FORMULAS.length] as Extract<Block, { t: 'math' }>;
   assert.is(inlineBlock.display, false);
   assert.not.match(inlineBlock.mathml, /display="block"/);
@@ -406,6 +410,12 @@ test('LaTeX becomes a standalone MathML element that mathml2omml converts to wel
   assert.is(math.latex, 'e^{i\\pi}');
   assert.match(mml2omml(math.mathml), /<m:sSup>/);
   assert.equal(out.warnings, []);
+});
+
+test('display equations with an id are numbered in order, as the PDF numbers them', async () => {
+  const out = await resolve(flow([{ type: 'math', latex: 'a', id: 'e1' }, { type: 'math', latex: 'b' }, { type: 'math', latex: 'c', id: 'e-inline', display: false }, { type: 'math', latex: 'd', id: 'e2', caption: 'D' }]));
+  assert.equal(blocks(out).map((b) => (b as Extract<Block, { t: 'math' }>).number), [1, undefined, undefined, 2]);
+  assert.equal((blocks(out)[3] as Extract<Block, { t: 'math' }>).caption?.number, 1);
 });
 
 test('inline math Temml cannot read is shown as its source and warned about', async () => {
@@ -459,7 +469,7 @@ test('hostile strings stay plain text in every field', async () => {
             { type: 'table', caption: v('TC'), rows: [[v('CE')]] },
             { type: 'table', rowsFrom: 'rows' },
             { type: 'variableRef', name: 'items' },
-            { type: 'chart', chartType: 'bar', title: `CHARTTITLE ${s}`, caption: v('CC'), data: { labels: ['a'], series: [{ name: 's', values: [1] }] } },
+            { type: 'chart', chartType: 'bar', width: 2, title: `CHARTTITLE ${s}`, caption: v('CC'), data: { labels: ['a'], series: [{ name: 's', values: [1] }] } },
             { type: 'code', code: `CO ${s} {{v}}`, caption: v('KC') },
             { type: 'math', latex: 'x', caption: v('MC') },
             { type: 'quote', text: v('QT'), attribution: v('QA') },

@@ -103,18 +103,31 @@ export async function rasteriseSvg(svg: string, width: number, height: number): 
     cache.set(key, hit);
     return hit;
   }
+  // Identical graphics of one document (a chart repeated per chapter) are drawn once, even when drawn concurrently.
+  let pending = inflight.get(key);
+  if (!pending) {
+    pending = draw(svg, width, height).finally(() => inflight.delete(key));
+    inflight.set(key, pending);
+    const png = await pending;
+    cache.set(key, png);
+    cacheBytes += png.byteLength;
+    for (const [k, v] of cache) {
+      if (cacheBytes <= CACHE_MAX_BYTES) break;
+      cache.delete(k);
+      cacheBytes -= v.byteLength;
+    }
+    return png;
+  }
+  return pending;
+}
+
+const inflight = new Map<string, Promise<Uint8Array>>();
+
+async function draw(svg: string, width: number, height: number): Promise<Uint8Array> {
   const image = await loadImage(Buffer.from(sizedSvg(svg, width, height), 'utf8'));
   const canvas = createCanvas(width, height);
   canvas.getContext('2d').drawImage(image, 0, 0, width, height);
-  const png = new Uint8Array(await canvas.encode('png'));
-  cache.set(key, png);
-  cacheBytes += png.byteLength;
-  for (const [k, v] of cache) {
-    if (cacheBytes <= CACHE_MAX_BYTES) break;
-    cache.delete(k);
-    cacheBytes -= v.byteLength;
-  }
-  return png;
+  return new Uint8Array(await canvas.encode('png'));
 }
 
 /** Decodes raster bytes Word cannot show (WebP) and writes them as a PNG of the same pixels. */

@@ -78,6 +78,7 @@ class Resolver {
   readonly #headings: Array<{ level: number; c: OInline[]; id: string }> = [];
   readonly #captions: Array<{ kind: CaptionKind; caption: Caption; id: string | null }> = [];
   readonly #counters: Record<CaptionKind, number> = { figure: 0, table: 0, listing: 0, equation: 0 };
+  #equationNumber = 0;
   readonly #tocs: TocBlock[] = [];
   readonly #lists: ListBlock[] = [];
   readonly #pictureTasks: Array<Promise<void>> = [];
@@ -128,8 +129,9 @@ class Resolver {
       if (last && last.kind === 'flow') last.content.push(bib);
       else sections.push({ kind: 'flow', id: null, newPage: false, columns: null, content: [bib] });
     }
-    await Promise.all(this.#pictureTasks);
+    // citeproc runs on this thread while the pictures decode and encode on libuv's.
     this.#formatCitations();
+    await Promise.all(this.#pictureTasks);
     if (this.#problems.length) throw new RenderInputError(this.#problems);
     this.#fillLists();
 
@@ -370,7 +372,10 @@ class Resolver {
         const converted = latexToMathml(el.latex, display);
         if (!converted.ok) throw new RenderInputError([{ path: `${path}.latex`, message: converted.message }]);
         const caption = this.#caption('equation', el.caption, path);
-        return { t: 'math', mathml: converted.mathml, latex: el.latex, display, caption, id: this.#register('equation', caption, el.id ?? null) };
+        const block: Extract<Block, { t: 'math' }> = { t: 'math', mathml: converted.mathml, latex: el.latex, display, caption, id: this.#register('equation', caption, el.id ?? null) };
+        // quire.typ numbers a display equation that has an id, "(1)", with Typst's equation counter.
+        if (display && el.id !== undefined) block.number = ++this.#equationNumber;
+        return block;
       }
       case 'quote':
         return { t: 'quote', c: this.#inline(el.text, `${path}.text`), attribution: el.attribution !== undefined ? this.#inline(el.attribution, `${path}.attribution`) : null, align: el.align ?? null };
