@@ -16,6 +16,7 @@ import {
   DEFAULT_HEADINGS,
   RenderInputError,
   documentColors,
+  furnitureParts,
   pageGeometry,
   parseLength,
   parseLocale,
@@ -247,16 +248,7 @@ class Resolver {
 
   #furniture(spec: HeaderFooter | undefined): Furniture | null {
     if (!spec?.text) return null;
-    const parts: Furniture['parts'] = [];
-    const re = /\{\{\s*(page|pages)\s*\}\}|\$\{(page|pages)\}/g;
-    let last = 0;
-    for (const m of spec.text.matchAll(re)) {
-      if (m.index > last) parts.push({ t: 'text', v: this.#plain(spec.text.slice(last, m.index)) });
-      parts.push({ t: (m[1] ?? m[2]) as 'page' | 'pages' });
-      last = m.index + m[0].length;
-    }
-    if (last < spec.text.length) parts.push({ t: 'text', v: this.#plain(spec.text.slice(last)) });
-    return { parts, align: spec.align ?? 'center', skipFirstPage: spec.skipFirstPage ?? false };
+    return { parts: furnitureParts(spec.text, this.#variables), align: spec.align ?? 'center', skipFirstPage: spec.skipFirstPage ?? false };
   }
 
   /** A bookmark id not used by the document: `_h1`, `_h2`, … for headings, `_fig1` for figures, … */
