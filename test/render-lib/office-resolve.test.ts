@@ -495,6 +495,14 @@ test('hostile strings stay plain text in every field', async () => {
   }
 });
 
+test('hostile strings in CSL items print as text (citeproc only curls straight quotes)', async () => {
+  const citations = HOSTILE_STRINGS.map((s, i) => ({ id: `h${i}`, type: 'book', title: s, author: [{ family: s, given: 'A' }], issued: { 'date-parts': [[2020]] } }));
+  const out = await resolve(flow([{ type: 'text', text: HOSTILE_STRINGS.map((_, i) => `@[h${i}]`).join(' ') }], { citations, defaults: { citationStyle: 'ieee' } }));
+  const entries = (blocks(out).at(-1) as Extract<Block, { t: 'bibliography' }>).entries.map(plainText);
+  const quotes = (t: string) => t.replace(/[“”„]/g, '"').replace(/[‘’]/g, "'");
+  HOSTILE_STRINGS.forEach((s, i) => assert.ok(quotes(entries[i]!).includes(s), `${JSON.stringify(s)} in ${JSON.stringify(entries[i])}`));
+});
+
 test('problems are collected with their paths and thrown together', async () => {
   const doc = {
     document: { type: 'docx' },
