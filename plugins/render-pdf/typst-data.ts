@@ -9,7 +9,7 @@ import { latexToTypst } from '../lib/latex-to-typst.js';
 import { cslToHayagriva, citationStyleName } from '../lib/csl-hayagriva.js';
 import { fontStack, MONO_STACK } from './fonts.js';
 import { wordsFor } from './locale-words.js';
-import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLength as length, parseLocale, substitute, tableStyle, variableText, type Length, type LoadedImage } from '../lib/render-input.js';
+import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLength as length, parseLocale, substitute, tableStyle, variableText, type LoadedImage } from '../lib/render-input.js';
 
 export { RenderInputError, substitute, type LoadedImage };
 

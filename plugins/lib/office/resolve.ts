@@ -29,8 +29,8 @@ import {
 import { formatCitations, type CitationCluster, type CitationStyle } from './csl.js';
 import { latexToMathml } from './math.js';
 import { highlightCode } from './highlight.js';
-import { fitSize, naturalSizeCm, pixelSize, rasterPixels, rasteriseSvg, rasterToPng, registerFonts, type SizeCm } from './pictures.js';
-import type { Block, Caption, Furniture, ListItemBlock, OfficeDocument, OfficeSection, OInline, ParStyle, Picture, TableCellBlock, TextAlign } from './model.js';
+import { PictureQueue, fitSize, naturalSizeCm, pixelSize, rasterPixels, type SizeCm } from './pictures.js';
+import type { Block, Caption, Furniture, ListItemBlock, OfficeDocument, OfficeSection, OInline, ParStyle, TableCellBlock, TextAlign } from './model.js';
 
 export interface ResolveOptions {
   /** ISO time the job was created: the document's creation date. */
@@ -99,13 +99,13 @@ class Resolver {
   #equationNumber = 0;
   readonly #tocs: TocBlock[] = [];
   readonly #lists: ListBlock[] = [];
-  readonly #pictureTasks: Array<Promise<void>> = [];
+  readonly #pictures: PictureQueue;
   /** Where pictures must fit: the text area of the page, or one column of it. */
   #box: SizeCm;
 
   constructor(
     private readonly doc: DocumentJson,
-    private readonly images: Map<string, LoadedImage>,
+    images: Map<string, LoadedImage>,
     private readonly options: ResolveOptions,
   ) {
     this.#variables = doc.variables ?? {};
@@ -114,6 +114,7 @@ class Resolver {
     this.#words = wordsFor(parseLocale(this.#defaults.locale).lang);
     this.#page = pageGeometry(doc.document);
     this.#box = this.#textArea();
+    this.#pictures = new PictureQueue(images, options.fontDirs ?? []);
     this.#citationKeys = new Set((doc.citations ?? []).map((c) => c.id));
     for (const s of doc.sections) {
       if (s.id) this.#anchors.add(s.id);
@@ -149,7 +150,7 @@ class Resolver {
     }
     // citeproc runs on this thread while the pictures decode and encode on libuv's.
     this.#formatCitations();
-    await Promise.all(this.#pictureTasks);
+    this.#problems.push(...(await this.#pictures.done()));
     if (this.#problems.length) throw new RenderInputError(this.#problems);
     this.#fillLists();
 
@@ -346,7 +347,7 @@ class Resolver {
       case 'image': {
         // A captioned image is not decorative: without alt text, its caption describes it (as in the PDF).
         const alt = el.alt.trim() || el.caption === undefined ? this.#plain(el.alt) : this.#plain(inlineText(parseInline(el.caption)));
-        const picture = this.#userPicture(el.src, `${path}.src`, alt, parseLength(el.width), parseLength(el.height));
+        const picture = this.#pictures.user(el.src, `${path}.src`, alt, parseLength(el.width), parseLength(el.height), this.#box);
         const caption = this.#caption('figure', el.caption, path);
         return { t: 'image', picture, caption, id: this.#register('figure', caption, el.id ?? null), align: el.align ?? 'center' };
       }
@@ -360,7 +361,7 @@ class Resolver {
         // Whole pixels per module keep the symbol sharp for scanners.
         const total = qr.modules + 8;
         const px = Math.max(1, Math.round(rasterPixels(size).width / total)) * total;
-        const picture = this.#svgPicture(qr.svg, size, { width: px, height: px }, `QR code: ${value}`, path);
+        const picture = this.#pictures.svg(qr.svg, size, { width: px, height: px }, `QR code: ${value}`, path);
         const caption = this.#caption('figure', el.caption, path);
         return { t: 'image', picture, caption, id: this.#register('figure', caption, null), align: el.align ?? 'left' };
       }
@@ -369,7 +370,7 @@ class Resolver {
         const code = barcodeSvg(value, el.format, { heightCm: el.height ?? 1.5, showText: el.showText !== false, fontFamily: fontStack(this.#defaults.fonts?.family)[0] });
         const natural = pixelSize(Buffer.from(code.svg, 'utf8'));
         const size = fitSize(naturalSizeCm(natural.width, natural.height), null, null, this.#box);
-        const picture = this.#svgPicture(code.svg, size, rasterPixels(size), `Barcode (${el.format}): ${value}`, path);
+        const picture = this.#pictures.svg(code.svg, size, rasterPixels(size), `Barcode (${el.format}): ${value}`, path);
         return { t: 'image', picture, caption: null, id: null, align: el.align ?? 'left' };
       }
       case 'code': {
@@ -472,7 +473,7 @@ class Resolver {
     const chart = chartSvg(plainChart, { widthPt: CHART_WIDTH_PT, heightPt: CHART_HEIGHT_PT, fontFamily: fontStack(this.#defaults.fonts?.family)[0]!, colors: { text: this.#colors.text, muted: this.#colors.muted, palette: CHART_PALETTE } });
     const natural = { widthCm: chart.widthPt / PT_PER_CM, heightCm: chart.heightPt / PT_PER_CM };
     const size = fitSize(natural, el.width !== undefined ? parseLength(el.width) : { k: 'pct', v: 100 }, parseLength(el.height), this.#box);
-    const picture = this.#svgPicture(chart.svg, size, rasterPixels(size), chart.description, path);
+    const picture = this.#pictures.svg(chart.svg, size, rasterPixels(size), chart.description, path);
     const caption = this.#caption('figure', el.caption, path);
     return { t: 'image', picture, caption, id: this.#register('figure', caption, el.id ?? null), align: el.align ?? 'center' };
   }
@@ -484,59 +485,13 @@ class Resolver {
     const v = value as { type: string } & Record<string, unknown>;
     if (v.type === 'image') {
       const alt = typeof v.alt === 'string' ? this.#plain(v.alt) : '';
-      const picture = this.#userPicture(v.src as string, `config.variables.${name}.src`, alt, parseLength(v.width as number | string | undefined), parseLength(v.height as number | string | undefined));
+      const picture = this.#pictures.user(v.src as string, `config.variables.${name}.src`, alt, parseLength(v.width as number | string | undefined), parseLength(v.height as number | string | undefined), this.#box);
       return { t: 'image', picture, caption: null, id: null, align: 'left' };
     }
     if (v.type === 'list') {
       return { t: 'list', ordered: v.ordered === true, start: 1, items: (v.items as string[]).map((s) => ({ c: [{ t: 'text', v: s }] })) };
     }
     return this.#table({ type: 'table', rowsFrom: name }, path);
-  }
-
-  // -------------------------------------------------------------- pictures
-
-  /** A user image: PNG, JPEG and GIF as they are, WebP and SVG as PNG; sized and fitted. */
-  #userPicture(src: string, path: string, alt: string, width: Length, height: Length): Picture {
-    const loaded = this.images.get(src);
-    if (!loaded) throw new RenderInputError([{ path, message: `image ${src} was not loaded` }]);
-    const mime = loaded.mimeType;
-    if (!['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'].includes(mime)) {
-      throw new RenderInputError([{ path, message: `image ${src} is ${mime}; images must be PNG, JPEG, GIF, WebP or SVG` }]);
-    }
-    let natural: { width: number; height: number };
-    try {
-      natural = pixelSize(loaded.bytes);
-    } catch (err) {
-      throw new RenderInputError([{ path, message: `image ${src}: ${(err as Error).message}` }]);
-    }
-    const size = fitSize(naturalSizeCm(natural.width, natural.height), width, height, this.#box);
-    if (mime === 'image/svg+xml') return this.#svgPicture(Buffer.from(loaded.bytes).toString('utf8'), size, rasterPixels(size), alt, path, src);
-    const picture: Picture = { bytes: loaded.bytes, mimeType: 'image/png', pixelWidth: natural.width, pixelHeight: natural.height, widthCm: size.widthCm, heightCm: size.heightCm, alt };
-    if (mime === 'image/webp') {
-      this.#pictureTask(path, src, async () => {
-        const converted = await rasterToPng(loaded.bytes);
-        Object.assign(picture, { bytes: converted.png, pixelWidth: converted.width, pixelHeight: converted.height });
-      });
-    } else picture.mimeType = mime as Picture['mimeType'];
-    return picture;
-  }
-
-  /** A picture drawn from SVG: its PNG is made (concurrently with the others) before resolve() returns. */
-  #svgPicture(svg: string, size: SizeCm, pixels: { width: number; height: number }, alt: string, path: string, src?: string): Picture {
-    const picture: Picture = { bytes: new Uint8Array(0), mimeType: 'image/png', pixelWidth: pixels.width, pixelHeight: pixels.height, widthCm: size.widthCm, heightCm: size.heightCm, alt };
-    this.#pictureTask(path, src, async () => {
-      picture.bytes = await rasteriseSvg(svg, pixels.width, pixels.height);
-    });
-    return picture;
-  }
-
-  #pictureTask(path: string, src: string | undefined, task: () => Promise<void>): void {
-    registerFonts(this.options.fontDirs);
-    this.#pictureTasks.push(
-      task().catch((err: unknown) => {
-        this.#problems.push({ path, message: `${src ? `image ${src}` : 'the graphic'} could not be drawn: ${(err as Error).message}` });
-      }),
-    );
   }
 
   // -------------------------------------------------------------- after the content
