@@ -96,7 +96,7 @@ const oneLine = (text: string) => text.replace(/\s+/g, ' ');
 /** Characters inline markup reads: a backslash before each prints it as written (docs/document-json.md). */
 const escapeMarkup = (s: string) => s.replace(/[\\`*$[\]~@^{}]/g, (c) => `\\${c}`);
 
-/** The catalogue of every element, as DOCX, with a header, a landscape-free A4 page, an uploaded image and more headings. */
+/** The catalogue of every element, as DOCX, with a header on every page (the footer skips the first), an uploaded image and more headings. */
 function richDocument(): Json {
   const doc = allElementsDocument({ png });
   doc.document = { ...(doc.document as Json), type: 'docx' };
@@ -231,7 +231,8 @@ test('the uploaded image is embedded at the requested size in EMU with its alt t
 });
 
 test('LibreOffice opens the DOCX and its PDF holds every paragraph, cell, footnote, caption, TOC entry, header, footer and reference', async () => {
-  const text = oneLine(await officeToPdfText((await richDocx()).bytes, 'docx'));
+  const raw = await officeToPdfText((await richDocx()).bytes, 'docx');
+  const text = oneLine(raw);
   const expected = [
     'Cover page title',
     'A cover, vertically centred',
@@ -271,14 +272,21 @@ test('LibreOffice opens the DOCX and its PDF holds every paragraph, cell, footno
   // The TOC and the lists of figures/tables show their entries before any field update: each heading and
   // caption appears twice (the entry and the element itself).
   for (const s of ['Introduction', 'Results', 'Sales by region', 'Revenue by quarter']) assert.ok(count(text, s) >= 2, `"${s}" in the TOC/lists and in the body`);
-  // The header is skipped on the first page only.
-  assert.ok(!text.slice(0, text.indexOf('Cover page title') + 60).includes('Quire catalogue header'), 'no header on the cover page');
+  // The footer (skipFirstPage) is left out on the first page only; the header (no skipFirstPage) is on every
+  // page. pdftotext ends each page with a form feed.
+  const pages = raw.split('\f');
+  assert.ok(pages[0]!.includes('Cover page title'), pages[0]);
+  assert.ok(pages[0]!.includes('Quire catalogue header'), 'the header is on the cover page');
+  assert.not.ok(/Page \d+ of/.test(pages[0]!), 'no footer on the cover page');
+  assert.ok(pages[1]!.includes('Quire catalogue header') && /Page 2 of \d+/.test(pages[1]!), `header and footer on page 2:\n${pages[1]}`);
 });
 
 test('hostile strings print literally, in text, headings, cells and core properties, and every part stays well-formed', async () => {
   const strings = [...HOSTILE_STRINGS, 'xml </w:t><w:t>injected & "quoted" <b>', ']]> cdata end', 'tab\there'];
+  // As many strings as fit the 200 characters of a title, the XML injection first.
+  const title = [...strings].reverse().reduce((t, s) => (t.length + s.length + 3 <= 200 ? (t ? `${t} | ${s}` : s) : t), '');
   const config = {
-    document: { type: 'docx', filename: 'hostile', title: strings.join(' | '), author: strings[0], subject: strings[2], keywords: strings.slice(0, 3) },
+    document: { type: 'docx', filename: 'hostile', title, author: strings[0], subject: strings[2], keywords: strings.slice(0, 3) },
     sections: [
       {
         type: 'flow',
@@ -301,7 +309,7 @@ test('hostile strings print literally, in text, headings, cells and core propert
     assert.ok(paragraphs.filter((p: string) => p === s).length >= 3, `heading, paragraph and code line print ${JSON.stringify(s)}`);
     assert.ok(cells.includes(s), `a table cell prints ${JSON.stringify(s)}`);
   }
-  assert.is(d.core.title, strings.join(' | '));
+  assert.is(d.core.title, title);
   assert.is(d.core.author, strings[0]);
   assert.is(d.core.keywords, strings.slice(0, 3).join(', '));
 });

@@ -121,7 +121,7 @@ function caption(ctx: DocxContext, cap: Caption | null, kind: 'figure' | 'table'
   return [
     ctx.p({
       style: 'Caption',
-      children: [new TextRun(`${cap.label} `), new SimpleField(`SEQ ${seq} \\* ARABIC`, String(cap.number)), new TextRun(': '), ...inlines(ctx, cap.c)],
+      children: [new TextRun(`${cap.label} `), new SimpleField(`SEQ ${seq} \\* ARABIC`, String(cap.number)), new TextRun(cap.separator ?? ': '), ...inlines(ctx, cap.c)],
     }),
   ];
 }
@@ -151,6 +151,7 @@ function code(ctx: DocxContext, b: Extract<Block, { t: 'code' }>): FileChild[] {
 function table(ctx: DocxContext, b: Extract<Block, { t: 'table' }>): FileChild[] {
   const { table: ts } = ctx.doc.styles;
   const grid = columnWidths(b.widths, ctx.textWidth);
+  const auto = b.widths.every((w) => w === null);
   const border = { style: BorderStyle.SINGLE, size: 4, color: hex(ts.borderColor) };
   const columns = gridColumns(b.rows);
   ctx.anchor(b.id);
@@ -167,8 +168,7 @@ function table(ctx: DocxContext, b: Extract<Block, { t: 'table' }>): FileChild[]
         children: [ctx.p({ style: 'TableText', alignment: align(cellAlign), children: inlines(ctx, cell.c, fmt) })],
         columnSpan: cell.colspan > 1 ? cell.colspan : undefined,
         rowSpan: cell.rowspan > 1 ? cell.rowspan : undefined,
-        width: { size: width, type: WidthType.DXA },
-        margins: { top: 57, bottom: 57, left: 113, right: 113 },
+        ...(auto ? {} : { width: { size: width, type: WidthType.DXA } }),
         ...(fill ? { shading: { fill, type: ShadingType.CLEAR, color: 'auto' } } : {}),
       });
     });
@@ -177,9 +177,11 @@ function table(ctx: DocxContext, b: Extract<Block, { t: 'table' }>): FileChild[]
   const t = new Table({
     rows,
     columnWidths: grid,
-    width: { size: grid.reduce((a, w) => a + w, 0), type: WidthType.DXA },
-    layout: b.widths.every((w) => w !== null) ? TableLayoutType.FIXED : TableLayoutType.AUTOFIT,
+    // Widths given: a fixed layout keeps them. All auto: Word fits the columns to their content.
+    ...(auto ? { width: { size: 0, type: WidthType.AUTO }, layout: TableLayoutType.AUTOFIT } : { width: { size: grid.reduce((a, w) => a + w, 0), type: WidthType.DXA }, layout: TableLayoutType.FIXED }),
     alignment: align(b.align),
+    // Cell padding once for the table (tblCellMar), as in the PDF: 4 pt above and below, 6 pt at the sides.
+    margins: { top: 80, bottom: 80, left: 120, right: 120 },
     borders: { top: border, bottom: border, left: border, right: border, insideHorizontal: border, insideVertical: border },
   });
   return [t, ...caption(ctx, b.caption, 'table')];
@@ -203,11 +205,10 @@ function gridColumns(rows: Extract<Block, { t: 'table' }>['rows']): number[][] {
   });
 }
 
-/** Relative widths → twips of the text width; auto columns share what the others leave (or an equal part). */
+/**
+ * Column widths in twips: the model's fractions of the available width (summing to less than 1 for a
+ * table of cm columns narrower than the text); an all-auto table gets equal columns as the starting grid.
+ */
 function columnWidths(widths: Array<number | null>, total: number): number[] {
-  const given = widths.filter((w): w is number => w !== null && w > 0);
-  const mean = given.length ? given.reduce((a, w) => a + w, 0) / given.length : 1;
-  const filled = widths.map((w) => (w !== null && w > 0 ? w : mean));
-  const sum = filled.reduce((a, w) => a + w, 0);
-  return filled.map((w) => Math.max(1, Math.floor((w / sum) * total)));
+  return widths.map((w) => Math.max(1, Math.floor((w ?? 1 / widths.length) * total)));
 }
