@@ -33,6 +33,8 @@ const PX_PER_CM = 360000 / 9525;
 const KEEP_CODE_LINES = 20;
 
 const align = (a: TextAlign | BlockAlign | null | undefined) => (a ? ALIGN[a] : undefined);
+/** docx writes `keepNext: false` out as an element; leaving it unset keeps large documents' XML (and its writing time) smaller. */
+const keep = (on: boolean) => (on ? true : undefined);
 
 export function blocks(ctx: DocxContext, content: Block[]): FileChild[] {
   return content.flatMap((b) => block(ctx, b));
@@ -51,16 +53,16 @@ function block(ctx: DocxContext, b: Block): FileChild[] {
       return table(ctx, b);
     case 'image':
       ctx.anchor(b.id);
-      return [ctx.p({ alignment: align(b.align), keepNext: b.caption !== null, children: [picture(b.picture)] }), ...caption(ctx, b.caption, 'figure')];
+      return [ctx.p({ alignment: align(b.align), keepNext: keep(b.caption !== null), children: [picture(b.picture)] }), ...caption(ctx, b.caption, 'figure')];
     case 'code':
       return code(ctx, b);
     case 'math': {
       ctx.anchor(b.id);
-      const eq = ctx.p({ alignment: b.display ? AlignmentType.CENTER : undefined, keepNext: b.caption !== null, children: [officeMath(ctx, b.mathml, b.latex, b.display)] });
+      const eq = ctx.p({ alignment: b.display ? AlignmentType.CENTER : undefined, keepNext: keep(b.caption !== null), children: [officeMath(ctx, b.mathml, b.latex, b.display)] });
       return [eq, ...caption(ctx, b.caption, 'other')];
     }
     case 'quote': {
-      const out = [ctx.p({ style: 'Quote', alignment: align(b.align), keepNext: b.attribution !== null, children: inlines(ctx, b.c) })];
+      const out = [ctx.p({ style: 'Quote', alignment: align(b.align), keepNext: keep(b.attribution !== null), children: inlines(ctx, b.c) })];
       if (b.attribution) out.push(ctx.p({ style: 'Quote', alignment: AlignmentType.RIGHT, children: [new TextRun('\u2014 '), ...inlines(ctx, b.attribution)] }));
       return out;
     }
@@ -139,11 +141,11 @@ function picture(p: Picture): ParagraphChild {
 function code(ctx: DocxContext, b: Extract<Block, { t: 'code' }>): FileChild[] {
   ctx.anchor(b.id);
   const digits = String(b.lines.length).length;
-  const keep = b.lines.length <= KEEP_CODE_LINES;
+  const together = b.lines.length <= KEEP_CODE_LINES;
   const lines = b.lines.map((tokens, i) => {
     const children: ParagraphChild[] = tokens.map((t) => new TextRun({ text: t.v, ...(t.color ? { color: hex(t.color) } : {}), bold: t.bold || undefined, italics: t.italic || undefined }));
     if (b.lineNumbers) children.unshift(new TextRun({ style: 'LineNumberChar', text: `${String(i + 1).padStart(digits)}  ` }));
-    return ctx.p({ style: 'SourceCode', keepNext: (keep && i < b.lines.length - 1) || (i === b.lines.length - 1 && b.caption !== null), keepLines: true, children });
+    return ctx.p({ style: 'SourceCode', keepNext: keep((together && i < b.lines.length - 1) || (i === b.lines.length - 1 && b.caption !== null)), children });
   });
   return [...lines, ...caption(ctx, b.caption, 'other')];
 }
@@ -172,7 +174,7 @@ function table(ctx: DocxContext, b: Extract<Block, { t: 'table' }>): FileChild[]
         ...(fill ? { shading: { fill, type: ShadingType.CLEAR, color: 'auto' } } : {}),
       });
     });
-    return new TableRow({ children: cells, tableHeader: header || undefined, cantSplit: true, keepNext: b.caption !== null && r === b.rows.length - 1 });
+    return new TableRow({ children: cells, tableHeader: header || undefined, keepNext: keep(b.caption !== null && r === b.rows.length - 1) });
   });
   const t = new Table({
     rows,
