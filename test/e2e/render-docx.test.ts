@@ -330,7 +330,7 @@ test('renders Extended Markdown with document.type docx through POST /render/mar
   ].join('\n');
   const { job, bytes } = await renderDocx(`${RENDER}/markdown`, {
     content,
-    document: { type: 'docx', filename: 'note', title: 'Quarterly note' },
+    document: { type: 'docx', filename: 'note', title: 'Quarterly note', size: 'A5', orientation: 'landscape', marginLeft: 1.5 },
     variables: { client: 'ACME' },
     abbreviations: { API: 'Application Programming Interface' },
     citations: [{ id: 'smith2020', type: 'book', title: 'On documents', author: [{ family: 'Smith', given: 'Ann' }], issued: { 'date-parts': [[2020]] } }],
@@ -338,6 +338,8 @@ test('renders Extended Markdown with document.type docx through POST /render/mar
   assert.is(job.filename, 'note.docx');
   const d = await pythonDocx(bytes);
   assert.is(d.core.title, 'Quarterly note');
+  assert.match(d.sections[0].orientation, /LANDSCAPE/);
+  assert.equal([d.sections[0].pageWidthCm, d.sections[0].pageHeightCm, d.sections[0].leftMarginCm], [21, 14.8, 1.5]);
   const overview = d.paragraphs.find((p: Json) => p.text === 'Overview');
   assert.is(overview?.styleId, 'Heading1');
   assert.ok(d.paragraphs.some((p: Json) => p.text.startsWith('Prepared for ACME about the Application Programming Interface')), JSON.stringify(d.paragraphs));
@@ -345,6 +347,16 @@ test('renders Extended Markdown with document.type docx through POST /render/mar
   const parts = await xmlParts(bytes);
   assert.match(parts.get('word/footnotes.xml')!, /A footnote from Markdown\./);
   assert.ok(d.paragraphs.some((p: Json) => p.text.includes('On documents')), 'the bibliography entry');
+});
+
+test('fails a DOCX render of a part it cannot render with INVALID_DOCUMENT naming the path, and writes no file', async () => {
+  const created = await api.post(RENDER, { config: { document: { type: 'docx' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Before' }, { type: 'blockRef', blockId: 'legal-footer', mode: 'linked' }] }] } });
+  assert.is(created.status, 202, created.bytes.toString());
+  const job = await waitFor(created.body.jobId);
+  assert.is(job.status, 'FAILED');
+  assert.is(job.errorCode, 'INVALID_DOCUMENT');
+  assert.match(job.error, 'sections[0].content[1]');
+  assert.is(job.downloadUrl, null);
 });
 
 test('refuses a PDF profile for a DOCX document with 400 naming pdfProfile', async () => {

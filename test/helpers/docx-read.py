@@ -50,6 +50,7 @@ def main(path):
             'orientation': str(s.orientation),
             'pageWidthCm': round(s.page_width.cm, 2) if s.page_width else None,
             'pageHeightCm': round(s.page_height.cm, 2) if s.page_height else None,
+            'leftMarginCm': round(s.left_margin.cm, 2) if s.left_margin is not None else None,
             'columns': int(cols.get(qn('w:num'))) if cols is not None and cols.get(qn('w:num')) else 1,
             'titlePage': s.different_first_page_header_footer,
             'header': [p.text for p in s.header.paragraphs] if not s.header.is_linked_to_previous else None,
