@@ -100,7 +100,8 @@ function furniture(doc: OfficeDocument): Pick<ISectionOptions, 'headers' | 'foot
   const group = <T>(f: Furniture | null, make: (children: Paragraph[]) => T, style: 'Header' | 'Footer') => {
     if (!f) return undefined;
     const body = () => make([furnitureParagraph(f, style)]);
-    return { default: body(), ...(titlePage ? { first: f.skipFirstPage ? make([]) : body() } : {}) };
+    // An empty first-page header still holds one empty paragraph: the schema wants block content in a header part.
+    return { default: body(), ...(titlePage ? { first: f.skipFirstPage ? make([new Paragraph({ style })]) : body() } : {}) };
   };
   return { headers: group(doc.header, (children) => new Header({ children }), 'Header'), footers: group(doc.footer, (children) => new Footer({ children }), 'Footer') };
 }
