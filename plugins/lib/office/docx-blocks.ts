@@ -85,6 +85,7 @@ function block(ctx: DocxContext, b: Block): FileChild[] {
       ];
     case 'bibliography':
       // A level-1 heading, as in the PDF, so the TOC lists the references.
+      ctx.anchor(b.id);
       return [...(b.title ? [ctx.p({ heading: HeadingLevel.HEADING_1, children: [new TextRun(b.title)] })] : []), ...b.entries.map((e) => ctx.p({ style: 'Bibliography', children: inlines(ctx, e) }))];
   }
 }
