@@ -93,18 +93,18 @@ export class RenderService {
 
   /** POST /render/markdown: the Markdown and its settings become a document, rendered like POST /render. */
   async createFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
-    return this.#createFromMarkdown(orgId, body, strict, checkMarkdownRequest, 'POST /render/markdown');
+    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown', false);
   }
 
   /** POST /render/markdown/images: the Markdown request plus `image`, rasterised like POST /render/images. */
   async createImagesFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
-    return this.#createFromMarkdown(orgId, body, strict, checkMarkdownImageRequest, 'POST /render/markdown/images');
+    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown/images', true);
   }
 
-  async #createFromMarkdown(orgId: string, body: unknown, strict: boolean, check: ValidateFunction<MarkdownRenderRequest & { image?: ImageOptions }>, what: string): Promise<JobRecord> {
+  async #createFromMarkdown(orgId: string, body: unknown, strict: boolean, what: string, images: boolean): Promise<JobRecord> {
     // The image settings are checked first: they are the envelope's, and cheap.
-    const image = check === checkMarkdownImageRequest && check(body) ? imageSettings(body.image) : undefined;
-    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict, check);
+    const image = images && checkMarkdownImageRequest(body) ? imageSettings(body.image) : undefined;
+    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict, images ? checkMarkdownImageRequest : checkMarkdownRequest);
     if (parsed.errors.length) {
       throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${summary(parsed.errors.map(located))}.`, parsed.errors);
     }
