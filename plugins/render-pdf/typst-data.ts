@@ -2,7 +2,6 @@
 // tables normalised, charts/QR/barcodes drawn as SVG, LaTeX converted, citations turned into Hayagriva.
 import { parseInline, inlineText, type Inline } from '../../contracts/inline-markup.js';
 import type { DocumentJson, Element, ListItem, TableCell, TableElement, CslItem, HeaderFooter } from '../../contracts/document-json.js';
-import { PluginError } from '../../kernel/plugin-api.js';
 import { chartSvg } from '../lib/graphics/chart-svg.js';
 import { qrSvg } from '../lib/graphics/qr-svg.js';
 import { barcodeSvg } from '../lib/graphics/barcode-svg.js';
@@ -10,12 +9,9 @@ import { latexToTypst } from '../lib/latex-to-typst.js';
 import { cslToHayagriva, citationStyleName } from '../lib/csl-hayagriva.js';
 import { fontStack, MONO_STACK } from './fonts.js';
 import { wordsFor } from './locale-words.js';
+import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, pageGeometry, parseLength as length, parseLocale, substitute, tableStyle, variableText, type Length, type LoadedImage } from '../lib/render-input.js';
 
-/** An image the document uses, loaded by the kernel before the job runs. */
-export interface LoadedImage {
-  bytes: Uint8Array;
-  mimeType: string;
-}
+export { RenderInputError, substitute, type LoadedImage };
 
 /** A file the compiler sees in its virtual workspace. */
 export interface ShadowFile {
@@ -29,27 +25,9 @@ export interface TypstInput {
 }
 
 type TInline = Record<string, unknown>;
-type Length = { k: 'cm' | 'pct' | 'fr' | 'auto'; v: number } | null;
 
 const PAPER: Record<string, string> = { A4: 'a4', A3: 'a3', A5: 'a5', Letter: 'us-letter', Legal: 'us-legal' };
 const IMAGE_FORMATS: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/svg+xml': 'svg' };
-const PALETTE = ['#2E86AB', '#E4572E', '#76B041', '#FFC914', '#7E5BA6', '#17BEBB', '#F18F01', '#C73E1D', '#3B1F2B', '#6C757D'];
-const DEFAULT_HEADINGS = [
-  { size: 22, weight: 'bold', above: 18, below: 10 },
-  { size: 17, weight: 'bold', above: 16, below: 8 },
-  { size: 14, weight: 'bold', above: 14, below: 6 },
-  { size: 12, weight: 'bold', above: 12, below: 5 },
-  { size: 11, weight: 'bold', above: 10, below: 4 },
-  { size: 10.5, weight: 'bold', above: 10, below: 4 },
-];
-
-/** Problems that make a document impossible to render, each with the path of its field. */
-export class RenderInputError extends PluginError {
-  constructor(readonly problems: Array<{ path: string; message: string }>) {
-    super('INVALID_DOCUMENT', `The document cannot be rendered: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}.`, { problems });
-  }
-}
-
 /**
  * Builds the JSON quire.typ draws and the virtual files it reads. `images` maps each `src` of the
  * document (and of image variables) to its loaded bytes.
@@ -73,8 +51,7 @@ class Builder {
     private readonly images: Map<string, LoadedImage>,
   ) {
     this.#defaults = doc.defaults ?? {};
-    const c = this.#defaults.colors ?? {};
-    this.#colors = { primary: c.primary ?? '#1F3A5F', text: c.text ?? this.#defaults.fonts?.color ?? '#1A1A1A', muted: c.muted ?? '#5F6B7A', accent: c.accent ?? '#2E86AB' };
+    this.#colors = documentColors(this.#defaults);
   }
 
   build(_options: { fontDirsUsed?: boolean }): TypstInput {
@@ -128,13 +105,7 @@ class Builder {
         parSpacing: Math.max(paragraph.spacingBefore ?? 0, paragraph.spacingAfter ?? 8),
         colors: this.#colors,
         headings,
-        table: {
-          headerBackground: defaults.table?.headerBackground ?? '#EEF1F5',
-          headerColor: defaults.table?.headerColor ?? null,
-          borderColor: defaults.table?.borderColor ?? '#C5CCD6',
-          stripe: defaults.table?.stripe ?? false,
-          stripeColor: defaults.table?.stripeColor ?? '#F6F8FA',
-        },
+        table: tableStyle(defaults),
       },
       header: this.#furniture(defaults.header),
       footer: this.#furniture(defaults.footer),
@@ -293,7 +264,7 @@ class Builder {
           yLabel: el.yLabel !== undefined ? this.#plain(el.yLabel) : undefined,
           data: { ...el.data, labels: el.data.labels?.map((l) => this.#plain(l)), series: el.data.series.map((s) => ({ ...s, name: this.#plain(s.name) })) },
         };
-        const chart = chartSvg(plainChart, { widthPt, heightPt, fontFamily: fontStack(this.#defaults.fonts?.family)[0]!, colors: { text: this.#colors.text, muted: this.#colors.muted, palette: PALETTE } });
+        const chart = chartSvg(plainChart, { widthPt, heightPt, fontFamily: fontStack(this.#defaults.fonts?.family)[0]!, colors: { text: this.#colors.text, muted: this.#colors.muted, palette: CHART_PALETTE } });
         const width = el.width !== undefined ? length(el.width) : { k: 'pct', v: 100 };
         return { t: 'image', ...this.#svg(chart.svg), alt: chart.description, width, height: length(el.height), caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: el.id ?? null, align: el.align ?? 'center' };
       }
@@ -413,58 +384,14 @@ interface ColumnRules {
   length: number;
 }
 
-const PAPER_CM: Record<string, [number, number]> = { A4: [21, 29.7], A3: [29.7, 42], A5: [14.8, 21], Letter: [21.59, 27.94], Legal: [21.59, 35.56] };
-
-/** Where the rules between columns go on a page: Typst's default margin is 2.5/21 of the shorter side. */
+/** Where the rules between columns go on a page (between the margins of pageGeometry). */
 function columnRules(d: DocumentJson['document'], count: number, gutter: number): ColumnRules {
-  const [w0, h0] = PAPER_CM[d.size ?? 'A4']!;
-  const [w, h] = d.orientation === 'landscape' ? [h0, w0] : [w0, h0];
-  const auto = (2.5 / 21) * Math.min(w, h);
-  const left = d.marginLeft ?? auto;
-  const right = d.marginRight ?? auto;
-  const top = d.marginTop ?? auto;
-  const bottom = d.marginBottom ?? auto;
+  const page = pageGeometry(d);
+  const [w, h] = [page.widthCm, page.heightCm];
+  const { leftCm: left, rightCm: right, topCm: top, bottomCm: bottom } = page.margins;
   const column = (w - left - right - (count - 1) * gutter) / count;
   const xs = Array.from({ length: count - 1 }, (_, k) => left + (k + 1) * column + k * gutter + gutter / 2);
   return { xs, top, length: h - top - bottom };
-}
-
-/** `12`, `"2fr"`, `"30%"`, `"auto"` → a length quire.typ understands (numbers are cm). */
-function length(v: number | string | undefined): Length {
-  if (v === undefined) return null;
-  if (typeof v === 'number') return { k: 'cm', v };
-  if (v === 'auto') return { k: 'auto', v: 0 };
-  const m = /^(\d+(?:\.\d+)?)(fr|%)$/.exec(v);
-  if (!m) return { k: 'cm', v: Number(v) };
-  return { k: m[2] === '%' ? 'pct' : 'fr', v: Number(m[1]) };
-}
-
-export function substitute(text: string, variables: Record<string, unknown>): string {
-  if (!text.includes('{')) return text;
-  return text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*\}\}|\$\{([A-Za-z_][A-Za-z0-9_.-]{0,63})\}/g, (whole, a: string | undefined, b: string | undefined) => {
-    const name = (a ?? b)!;
-    return Object.hasOwn(variables, name) ? variableText(variables, name) : whole;
-  });
-}
-
-/** A variable as text: strings and numbers as given, lists joined, other kinds by their description. */
-function variableText(variables: Record<string, unknown>, name: string): string {
-  if (!Object.hasOwn(variables, name)) return `{{${name}}}`;
-  const v = variables[name];
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
-  const o = v as { type?: string; items?: string[]; alt?: string };
-  if (o.type === 'list') return (o.items ?? []).join(', ');
-  if (o.type === 'image') return o.alt ?? '';
-  return `{{${name}}}`;
-}
-
-function parseLocale(tag: string | undefined): { lang: string; region: string | null } {
-  if (!tag) return { lang: 'en', region: null };
-  const parts = tag.split(/[-_]/);
-  const lang = parts[0]!.toLowerCase();
-  const region = parts.slice(1).find((p) => /^[A-Za-z]{2}$/.test(p));
-  return { lang: /^[a-z]{2,3}$/.test(lang) ? lang : 'en', region: region ? region.toLowerCase() : null };
 }
 
 export { inlineText };

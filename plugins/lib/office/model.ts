@@ -26,6 +26,8 @@ export type OInline =
 export interface Caption {
   label: string;
   number: number;
+  /** What the PDF prints between the number and the text, by language (": ", French ". – "); absent means ": ". */
+  separator?: string;
   c: OInline[];
 }
 
@@ -78,7 +80,12 @@ export type Block =
       rows: TableCellBlock[][];
       /** Number of leading header rows (repeated on every page). */
       header: number;
-      /** One entry per grid column: a relative width (fractions summing to 1), or null for auto. */
+      /**
+       * One entry per grid column: its width as a fraction of the available width (the text width, or the
+       * column of a multi-column section), or null for auto. The fractions sum to 1 when the table spans the
+       * width (fr, % or mixed columns), to less for a table of cm columns narrower than the text; either all
+       * entries are numbers or all are null (an all-auto table: let the application fit it).
+       */
       widths: Array<number | null>;
       aligns: Array<TextAlign | null>;
       caption: Caption | null;
