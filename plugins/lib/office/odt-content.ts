@@ -121,6 +121,8 @@ export class OdtContentWriter {
   }
 
   #block(b: Block): XmlChild {
+    // Link targets other than headings (which wrap their text in a bookmark) anchor at their first paragraph.
+    if (b.t !== 'heading' && 'id' in b && b.id) this.#pending.bookmarks.push(b.id);
     switch (b.t) {
       case 'heading': {
         const content = b.id ? [el('text:bookmark-start', { 'text:name': b.id }), this.#inl(b.c), el('text:bookmark-end', { 'text:name': b.id })] : this.#inl(b.c);
@@ -232,7 +234,7 @@ export class OdtContentWriter {
   /** "Figure 3: …" with the number as a sequence field, which the illustration and table indexes collect. */
   #caption(cap: Caption, seq: SequenceName): Xml {
     const number = el('text:sequence', { 'text:ref-name': `ref${seq}${cap.number}`, 'text:name': seq, 'text:formula': `ooow:${seq}+1`, 'style:num-format': '1' }, String(cap.number));
-    return this.#para('text:p', 'Caption', {}, [odtText(`${cap.label} `), number, cap.c.length ? [': ', this.#inl(cap.c)] : null]);
+    return this.#para('text:p', 'Caption', {}, [odtText(`${cap.label} `), number, cap.c.length ? [odtText(cap.separator ?? ': '), this.#inl(cap.c)] : null]);
   }
 
   #imageFrame(pic: Picture): Xml {

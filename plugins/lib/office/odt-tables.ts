@@ -42,14 +42,18 @@ export function writeTable(doc: OfficeDocument, auto: AutoStyles, b: TableBlock,
   const columns = Math.max(1, b.widths.length, ...b.rows.map((r) => r.reduce((n, c) => n + Math.max(1, c.colspan), 0)));
   const grid = layoutGrid(b.rows, columns);
   const widths = columnWidths(b.widths, grid[0]?.length ?? columns);
+  // Fractions summing to less than 1 make a table of fixed columns narrower than the text, placed by `align`.
+  const share = b.widths.every((w) => w === null) ? 1 : Math.min(1, b.widths.reduce<number>((s, w) => s + (w ?? 0), 0));
+  const full = share >= 0.999;
+  const tableWidthCm = textWidthCm * (full ? 1 : share);
   const name = `Table${index}`;
   const tableStyle = auto.style(
     'table',
     'Tbl',
     { 'style:master-page-name': pageBreak.masterPage },
     el('style:table-properties', {
-      'style:width': cm(textWidthCm),
-      'table:align': 'margins',
+      'style:width': cm(tableWidthCm),
+      'table:align': full ? 'margins' : (b.align ?? 'left'),
       'fo:margin-top': '0.2cm',
       'fo:margin-bottom': b.caption ? '0cm' : '0.3cm',
       'fo:break-before': pageBreak.breakBefore ? 'page' : null,
@@ -102,13 +106,13 @@ export function writeTable(doc: OfficeDocument, auto: AutoStyles, b: TableBlock,
   return el(
     'table:table',
     { 'table:name': name, 'table:style-name': tableStyle },
-    widths.map((f) => el('table:table-column', { 'table:style-name': auto.style('table-column', 'Col', {}, el('style:table-column-properties', { 'style:column-width': cm(f * textWidthCm), 'style:rel-width': `${Math.max(1, Math.round(f * 10000))}*` })) })),
+    widths.map((f) => el('table:table-column', { 'table:style-name': auto.style('table-column', 'Col', {}, el('style:table-column-properties', { 'style:column-width': cm(f * tableWidthCm), 'style:rel-width': `${Math.max(1, Math.round(f * 10000))}*` })) })),
     header.length ? el('table:table-header-rows', null, header) : null,
     rows.slice(b.header),
   );
 }
 
-/** Column fractions: given fractions kept, the rest of the width shared by the auto columns (fractions are rescaled to sum to 1). */
+/** Each column's share of the table's width (summing to 1): given widths relative to each other, auto columns sharing what is left. */
 export function columnWidths(widths: Array<number | null>, columns: number): number[] {
   const given = Array.from({ length: columns }, (_, i) => widths[i] ?? null);
   const fixed = given.reduce<number>((s, w) => s + (w !== null && w > 0 ? w : 0), 0);

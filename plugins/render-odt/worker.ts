@@ -1,0 +1,25 @@
+// Worker of render.odt: document JSON → the resolved office model (shared with DOCX) → ODT bytes.
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
+import type { DocumentJson } from '../../contracts/document-json.js';
+import type { LoadedImage } from '../lib/render-input.js';
+import { resolveDocument } from '../lib/office/resolve.js';
+import { writeOdt } from '../lib/office/odt-writer.js';
+import { ODT_MIME } from '../lib/office/odt-common.js';
+import type { RenderOdtParams, RenderOdtResult } from './contract.js';
+
+export async function renderOdt(input: WorkerInput<RenderOdtParams>): Promise<WorkerOutput> {
+  const doc = input.params.document as unknown as DocumentJson;
+  const images = new Map<string, LoadedImage>();
+  for (const f of input.files) images.set(f.filename, { bytes: f.bytes, mimeType: f.mimeType });
+  const fontDirs = Array.isArray(input.settings.fontDirs) ? input.settings.fontDirs.filter((d): d is string => typeof d === 'string') : undefined;
+  // resolveDocument throws RenderInputError (INVALID_DOCUMENT, with every path) for what cannot be rendered.
+  const office = await resolveDocument(doc, images, { createdAt: input.params.createdAt, fontDirs });
+  let bytes: Uint8Array;
+  try {
+    bytes = await writeOdt(office);
+  } catch (err) {
+    throw new PluginError('RENDER_FAILED', `The ODT could not be written: ${(err as Error).message}.`);
+  }
+  const result: RenderOdtResult = { warnings: office.warnings };
+  return { file: { bytes, mimeType: ODT_MIME, filename: `${doc.document.filename ?? 'document'}.odt` }, result };
+}
