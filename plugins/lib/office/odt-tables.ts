@@ -62,7 +62,9 @@ export function writeTable(doc: OfficeDocument, auto: AutoStyles, b: TableBlock,
     }),
   );
   const border = `0.5pt solid ${colour(ts.borderColor)}`;
-  const cellStyle = (kind: 'header' | 'body' | 'stripe') =>
+  const cellStyles = new Map<string, string>();
+  const cellStyle = (kind: 'header' | 'body' | 'stripe') => cellStyles.get(kind) ?? cellStyles.set(kind, newCellStyle(kind)).get(kind)!;
+  const newCellStyle = (kind: 'header' | 'body' | 'stripe') =>
     auto.style(
       'table-cell',
       'Cell',
@@ -76,7 +78,11 @@ export function writeTable(doc: OfficeDocument, auto: AutoStyles, b: TableBlock,
         'fo:background-color': kind === 'header' ? colour(ts.headerBackground) : kind === 'stripe' ? colour(ts.stripeColor) : 'transparent',
       }),
     );
-  const paraStyle = (header: boolean, align: TextAlign | null) => auto.paragraph(header ? 'Table_20_Heading' : 'Table_20_Contents', { align });
+  const paraStyles = new Map<string, string>();
+  const paraStyle = (header: boolean, align: TextAlign | null) => {
+    const key = `${header}:${align}`;
+    return paraStyles.get(key) ?? paraStyles.set(key, auto.paragraph(header ? 'Table_20_Heading' : 'Table_20_Contents', { align })).get(key)!;
+  };
 
   const rowXml = (slots: Slot[], r: number) => {
     const header = r < b.header;
