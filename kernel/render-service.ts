@@ -24,6 +24,9 @@ import { resolveTempImagePath } from './temp-images.js';
 const checkRequest = compileSchema(RenderRequestSchema);
 const checkMarkdownRequest = compileSchema<MarkdownRenderRequest>(MarkdownRenderRequestSchema);
 
+/** Targets whose output is not a PDF, so that no PDF profile applies. */
+const EDITABLE_TARGETS = new Set(['docx', 'odt']);
+
 const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
 
 @injectable()
@@ -104,6 +107,12 @@ export class RenderService {
 
   async #admit(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string): Promise<JobRecord> {
     const reg = this.#target(doc.document.type);
+    if (pdfProfile !== 'standard' && EDITABLE_TARGETS.has(doc.document.type)) {
+      // A profile is a promise about a PDF; accepting it for a Word or OpenDocument file would be a silent lie.
+      throw new HttpError('VALIDATION_FAILED', `pdfProfile ${pdfProfile} applies to PDF output, not to ${doc.document.type.toUpperCase()}; leave it out or set document.type to pdf.`, [
+        { path: 'pdfProfile', message: `applies to PDF output only; document.type is ${doc.document.type}`, code: 'PDF_PROFILE_NOT_APPLICABLE' },
+      ]);
+    }
     const imageSources = await this.#checkImages(orgId, doc);
     const createdAt = this.clock.now().toISOString();
     return this.jobs.admit(orgId, reg, {
