@@ -365,13 +365,18 @@ test('hostile strings print literally in headings, paragraphs, cells, code and m
       {
         type: 'flow',
         content: [
+          { type: 'toc', title: strings[9] },
           ...strings.map((s) => ({ type: 'h2', text: escapeMarkup(s) })),
           ...strings.map((s) => ({ type: 'text', text: escapeMarkup(s) })),
-          { type: 'table', headerRows: 1, rows: [['Header'], ...strings.map((s) => [escapeMarkup(s)])] },
+          ...strings.map((s) => ({ type: 'text', text: `Note^[${escapeMarkup(s)}]` })),
+          { type: 'table', headerRows: 1, caption: escapeMarkup(strings[1]!), rows: [['Header'], ...strings.map((s) => [escapeMarkup(s)])] },
           { type: 'code', code: strings.join('\n') },
+          { type: 'quote', text: escapeMarkup(strings[4]!), attribution: escapeMarkup(strings[5]!) },
         ],
       },
     ],
+    // Header and footer text is plain (only {{page}}/{{pages}} and variables are replaced), as are titles.
+    defaults: { header: { text: strings[3] }, footer: { text: `${strings[6]} {{page}}` } },
   };
   const { bytes } = await renderOdt(RENDER, { config });
   const d = await odfpy(bytes); // parses every XML part; a malformed one fails here
@@ -382,6 +387,14 @@ test('hostile strings print literally in headings, paragraphs, cells, code and m
     assert.ok(d.paragraphs.filter((p: string) => p === s).length >= 2, `a paragraph and a code line print ${JSON.stringify(s)}`);
     assert.ok(cells.includes(s), `a table cell prints ${JSON.stringify(s)}`);
   }
+  const notes = d.notes.map((n: Json) => n.body);
+  for (const s of strings.map(printed)) assert.ok(notes.includes(s), `a footnote prints ${JSON.stringify(s)}`);
+  assert.is(d.toc[0].entries[0], strings[9], 'the TOC title');
+  assert.ok(d.sequences.some((q: Json) => q.caption === `Table 1: ${strings[1]}`), JSON.stringify(d.sequences));
+  assert.ok(d.paragraphs.includes(strings[4]) && d.paragraphs.includes(`— ${strings[5]}`), 'quote and attribution');
+  const standard = d.masters.find((m: Json) => m.name === 'Standard');
+  assert.is(standard.header, strings[3]);
+  assert.is(standard.footer, `${strings[6]} 1`);
   assert.equal(d.meta.title, [strings.slice(0, 8).join(' | ')]);
   assert.equal(d.meta.creator, [strings[0]]);
   assert.equal(d.meta.keywords, strings.slice(0, 3));
