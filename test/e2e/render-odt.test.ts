@@ -435,4 +435,44 @@ test('renders Extended Markdown with document.type odt through POST /render/mark
   assert.ok(d.paragraphs.some((p: string) => p.includes('On documents')), 'the bibliography entry');
 });
 
+test('page geometry: landscape Letter with its margins, a page section starting at startY, a page break before the next section', async () => {
+  const { bytes } = await renderOdt(RENDER, {
+    config: {
+      document: { type: 'odt', size: 'Letter', orientation: 'landscape', marginTop: 1, marginRight: 2, marginBottom: 3, marginLeft: 4 },
+      sections: [
+        { type: 'page', startY: 5, content: [{ type: 'h1', text: 'Placed title' }] },
+        { type: 'flow', newPage: false, content: [{ type: 'text', text: 'Body after the page section' }] },
+      ],
+    },
+  });
+  const d = await odfpy(bytes);
+  const layout = d.layouts[d.masters.find((m: Json) => m.name === 'Standard').layout];
+  assert.equal([cmOf(layout['page-width']), cmOf(layout['page-height']), layout['print-orientation']], [27.94, 21.59, 'landscape']);
+  assert.equal([layout['margin-top'], layout['margin-right'], layout['margin-bottom'], layout['margin-left']], ['1cm', '2cm', '3cm', '4cm']);
+  // The page section starts with a 5 cm spacer; the flow section after it starts a new page (as in the PDF).
+  assert.is(d.emptyParagraphs[0].props['line-height'], '5cm');
+  assert.is(d.headings[0].text, 'Placed title');
+  assert.ok(d.paragraphs.includes('Body after the page section'));
+  const { text, pages } = await libreOffice(bytes);
+  assert.is(pages, 2, text);
+  assert.ok(text.split('\f')[1]!.includes('Body after the page section'));
+});
+
+test('fails an ODT render of a part it cannot render with INVALID_DOCUMENT naming the path, and writes no file', async () => {
+  const created = await api.post(RENDER, { config: { document: { type: 'odt' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Before' }, { type: 'blockRef', blockId: 'legal-footer', mode: 'linked' }] }] } });
+  assert.is(created.status, 202, created.bytes.toString());
+  const job = await waitFor(created.body.jobId);
+  assert.is(job.status, 'FAILED');
+  assert.is(job.errorCode, 'INVALID_DOCUMENT');
+  assert.match(job.error, 'sections[0].content[1]');
+  assert.is(job.downloadUrl, null);
+});
+
+test('refuses a PDF profile for an ODT document with 400 naming pdfProfile', async () => {
+  const r = await api.post(RENDER, { config: { document: { type: 'odt' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'x' }] }] }, pdfProfile: 'pdfua-1' });
+  assert.is(r.status, 400, r.bytes.toString());
+  assert.is(r.body.code, 'VALIDATION_FAILED');
+  assert.equal(r.body.errors.map((e: Json) => [e.path, e.code]), [['pdfProfile', 'PDF_PROFILE_NOT_APPLICABLE']]);
+});
+
 test.run();

@@ -198,6 +198,13 @@ def main(path):
                     props[local] = value
             heading_styles[name] = {'outlineLevel': attr(s, STYLENS, 'default-outline-level'), 'family': attr(s, STYLENS, 'family'), 'props': props}
 
+    # Body paragraphs without text (spacers, page-break carriers): their style's paragraph properties.
+    empty_paragraphs = []
+    for p in body.childNodes:
+        if p.qname[1] == 'p' and teletype.extractText(p) == '':
+            st = styles.get(attr(p, TEXTNS, 'style-name'), {})
+            empty_paragraphs.append({'props': {k: v for k, v in st.get('props', {}).items() if k in ('line-height', 'break-before')}, 'masterPage': st.get('masterPage')})
+
     bookmarks = [attr(b, TEXTNS, 'name') for kind in (text.Bookmark, text.BookmarkStart) for b in body.getElementsByType(kind)]
     links = [attr(a, XLINKNS, 'href') for a in body.getElementsByType(text.A)]
     sequences = [{'name': attr(s, TEXTNS, 'name'), 'value': teletype.extractText(s), 'caption': teletype.extractText(s.parentNode)} for s in body.getElementsByType(text.Sequence)]
@@ -233,6 +240,7 @@ def main(path):
         'layouts': layouts,
         'firstMaster': first_master,
         'lists': lists,
+        'emptyParagraphs': empty_paragraphs,
         'listStyles': list_styles,
         'styles': heading_styles,
         'bookmarks': bookmarks,
