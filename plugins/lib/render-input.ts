@@ -107,3 +107,17 @@ export function parseLocale(tag: string | undefined): { lang: string; region: st
   const region = parts.slice(1).find((p) => /^[A-Za-z]{2}$/.test(p));
   return { lang: /^[a-z]{2,3}$/.test(lang) ? lang : 'en', region: region ? region.toLowerCase() : null };
 }
+
+/** A header or footer text split into text parts (variables substituted) and page-number fields. */
+export function furnitureParts(text: string, variables: Record<string, unknown>): Array<{ t: 'text'; v: string } | { t: 'page' } | { t: 'pages' }> {
+  const parts: Array<{ t: 'text'; v: string } | { t: 'page' } | { t: 'pages' }> = [];
+  const re = /\{\{\s*(page|pages)\s*\}\}|\$\{(page|pages)\}/g;
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    if (m.index > last) parts.push({ t: 'text', v: substitute(text.slice(last, m.index), variables) });
+    parts.push({ t: (m[1] ?? m[2]) as 'page' | 'pages' });
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) parts.push({ t: 'text', v: substitute(text.slice(last), variables) });
+  return parts;
+}

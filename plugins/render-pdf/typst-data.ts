@@ -9,7 +9,7 @@ import { latexToTypst } from '../lib/latex-to-typst.js';
 import { cslToHayagriva, citationStyleName } from '../lib/csl-hayagriva.js';
 import { fontStack, MONO_STACK } from './fonts.js';
 import { wordsFor } from './locale-words.js';
-import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, pageGeometry, parseLength as length, parseLocale, substitute, tableStyle, variableText, type Length, type LoadedImage } from '../lib/render-input.js';
+import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLength as length, parseLocale, substitute, tableStyle, variableText, type LoadedImage } from '../lib/render-input.js';
 
 export { RenderInputError, substitute, type LoadedImage };
 
@@ -205,16 +205,7 @@ class Builder {
 
   #furniture(spec: HeaderFooter | undefined): Record<string, unknown> | null {
     if (!spec?.text) return null;
-    const parts: Array<Record<string, string>> = [];
-    const re = /\{\{\s*(page|pages)\s*\}\}|\$\{(page|pages)\}/g;
-    let last = 0;
-    for (const m of spec.text.matchAll(re)) {
-      if (m.index > last) parts.push({ t: 'text', v: this.#plain(spec.text.slice(last, m.index)) });
-      parts.push({ t: (m[1] ?? m[2])! });
-      last = m.index + m[0].length;
-    }
-    if (last < spec.text.length) parts.push({ t: 'text', v: this.#plain(spec.text.slice(last)) });
-    return { parts, align: spec.align ?? 'center', skipFirstPage: spec.skipFirstPage ?? false };
+    return { parts: furnitureParts(spec.text, this.doc.variables ?? {}), align: spec.align ?? 'center', skipFirstPage: spec.skipFirstPage ?? false };
   }
 
   // -------------------------------------------------------------- blocks

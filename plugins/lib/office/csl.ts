@@ -1,10 +1,12 @@
 // Citations and the bibliography formatted with citeproc-js and the CSL styles and locales Debian ships
 // (package citation-style-language-styles), for the targets that write text themselves (DOCX, ODT).
 // citeproc's HTML output is never passed on: its small tag set is read into OInline nodes.
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { decodeNamedCharacterReference } from 'decode-named-character-reference';
 import type { CITATION_STYLES, CslItem } from '../../../contracts/document-json.js';
+import { PluginError } from '../../../kernel/plugin-api.js';
 import type { OInline } from './model.js';
 
 export type CitationStyle = (typeof CITATION_STYLES)[number];
@@ -62,11 +64,32 @@ const engines = new Map<string, { engine: CiteprocEngine; sys: Sys }>();
  * cited items. Every key in the clusters must be in `items`.
  */
 export function formatCitations(style: CitationStyle, locale: string, items: CslItem[], clusters: CitationCluster[]): FormattedCitations {
-  const { engine, sys } = engineFor(style, cslLocale(locale));
-  sys.items = new Map(items.map((it) => [it.id, it]));
   const order: string[] = [];
   const seen = new Set<string>();
   for (const c of clusters) for (const it of c.items) if (!seen.has(it.key)) (seen.add(it.key), order.push(it.key));
+  const byId = new Map(items.map((it) => [it.id, it]));
+  const cslTag = cslLocale(locale);
+  // The result depends only on these; documents made from one template cite the same works, so a
+  // repeat costs nothing instead of citeproc's ~1 ms per work.
+  const key = createHash('sha1').update(JSON.stringify([style, cslTag, order.map((id) => byId.get(id)), clusters])).digest('base64');
+  const hit = results.get(key);
+  if (hit) {
+    results.delete(key);
+    results.set(key, hit);
+    return structuredClone(hit);
+  }
+  const formatted = runCiteproc(style, cslTag, byId, order, clusters);
+  results.set(key, formatted);
+  if (results.size > MAX_RESULTS) results.delete(results.keys().next().value!);
+  return structuredClone(formatted);
+}
+
+const results = new Map<string, FormattedCitations>();
+const MAX_RESULTS = 64;
+
+function runCiteproc(style: CitationStyle, locale: string, items: Map<string, CslItem>, order: string[], clusters: CitationCluster[]): FormattedCitations {
+  const { engine, sys } = engineFor(style, locale);
+  sys.items = items;
   // Emptying the registry first drops whatever the previous document registered under the same ids.
   engine.updateItems([]);
   engine.updateItems(order);
@@ -107,7 +130,7 @@ function styleXml(style: CitationStyle): string {
 }
 
 function missing(path: string): never {
-  throw new Error(`The CSL file ${path} is missing: install the Debian package ${DEBIAN_PACKAGE} (scripts/setup.mjs does).`);
+  throw new PluginError('RENDER_FAILED', `The CSL file ${path} is missing: install the Debian package ${DEBIAN_PACKAGE} (scripts/setup.mjs does).`);
 }
 
 const localeCache = new Map<string, string | null>();

@@ -102,7 +102,16 @@ export type Block =
       caption: Caption | null;
       id: string | null;
     }
-  | { t: 'math'; mathml: string; latex: string; display: boolean; caption: Caption | null; id: string | null }
+  | {
+      t: 'math';
+      mathml: string;
+      latex: string;
+      display: boolean;
+      caption: Caption | null;
+      id: string | null;
+      /** The PDF's equation number, printed "(n)" at the right: display equations with an id are numbered. */
+      number?: number;
+    }
   | { t: 'quote'; c: OInline[]; attribution: OInline[] | null; align: TextAlign | null }
   | { t: 'divider' }
   | { t: 'pagebreak' }

@@ -3,8 +3,9 @@
 import { createHash } from 'node:crypto';
 import { createCanvas, GlobalFonts, loadImage } from '@napi-rs/canvas';
 import { imageSize } from 'image-size';
-import type { Length } from '../render-input.js';
+import { RenderInputError, type Length, type LoadedImage } from '../render-input.js';
 import { bundledFontBlobs } from '../../render-pdf/fonts.js';
+import type { Picture } from './model.js';
 
 const CM_PER_INCH = 2.54;
 /** Natural size of a raster image without a usable resolution: CSS pixels. */
@@ -68,6 +69,72 @@ export function rasterPixels(size: SizeCm): { width: number; height: number } {
   return { width, height };
 }
 
+// ------------------------------------------------------------------ the pictures of one document
+
+const USER_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'];
+
+/**
+ * Makes the pictures of one document. Sizes are known at once; the PNGs of WebP and SVG sources are made
+ * concurrently and filled in before `done()` resolves, which returns what could not be drawn, by path.
+ */
+export class PictureQueue {
+  readonly #tasks: Array<Promise<void>> = [];
+  readonly #problems: Array<{ path: string; message: string }> = [];
+
+  constructor(
+    private readonly images: Map<string, LoadedImage>,
+    private readonly fontDirs: string[],
+  ) {}
+
+  /** A user image (`src` of the document or of an image variable): PNG, JPEG and GIF as they are, WebP and SVG as PNG. */
+  user(src: string, path: string, alt: string, width: Length, height: Length, box: SizeCm): Picture {
+    const loaded = this.images.get(src);
+    if (!loaded) throw new RenderInputError([{ path, message: `image ${src} was not loaded` }]);
+    const mime = loaded.mimeType;
+    if (!USER_IMAGE_TYPES.includes(mime)) throw new RenderInputError([{ path, message: `image ${src} is ${mime}; images must be PNG, JPEG, GIF, WebP or SVG` }]);
+    let natural: { width: number; height: number };
+    try {
+      natural = pixelSize(loaded.bytes);
+    } catch (err) {
+      throw new RenderInputError([{ path, message: `image ${src}: ${(err as Error).message}` }]);
+    }
+    const size = fitSize(naturalSizeCm(natural.width, natural.height), width, height, box);
+    if (mime === 'image/svg+xml') return this.svg(Buffer.from(loaded.bytes).toString('utf8'), size, rasterPixels(size), alt, path, src);
+    const picture: Picture = { bytes: loaded.bytes, mimeType: 'image/png', pixelWidth: natural.width, pixelHeight: natural.height, widthCm: size.widthCm, heightCm: size.heightCm, alt };
+    if (mime === 'image/webp') {
+      this.#task(path, src, async () => {
+        const converted = await rasterToPng(loaded.bytes);
+        Object.assign(picture, { bytes: converted.png, pixelWidth: converted.width, pixelHeight: converted.height });
+      });
+    } else picture.mimeType = mime as Picture['mimeType'];
+    return picture;
+  }
+
+  /** A picture drawn from SVG at `pixels` and shown at `size`. */
+  svg(svg: string, size: SizeCm, pixels: { width: number; height: number }, alt: string, path: string, src?: string): Picture {
+    const picture: Picture = { bytes: new Uint8Array(0), mimeType: 'image/png', pixelWidth: pixels.width, pixelHeight: pixels.height, widthCm: size.widthCm, heightCm: size.heightCm, alt };
+    this.#task(path, src, async () => {
+      picture.bytes = await rasteriseSvg(svg, pixels.width, pixels.height);
+    });
+    return picture;
+  }
+
+  /** Waits for every PNG; returns the pictures that could not be drawn. */
+  async done(): Promise<Array<{ path: string; message: string }>> {
+    await Promise.all(this.#tasks);
+    return this.#problems;
+  }
+
+  #task(path: string, src: string | undefined, task: () => Promise<void>): void {
+    registerFonts(this.fontDirs);
+    this.#tasks.push(
+      task().catch((err: unknown) => {
+        this.#problems.push({ path, message: `${src ? `image ${src}` : 'the graphic'} could not be drawn: ${(err as Error).message}` });
+      }),
+    );
+  }
+}
+
 // ------------------------------------------------------------------ fonts
 
 let bundledRegistered = false;
@@ -103,18 +170,31 @@ export async function rasteriseSvg(svg: string, width: number, height: number): 
     cache.set(key, hit);
     return hit;
   }
+  // Identical graphics of one document (a chart repeated per chapter) are drawn once, even when drawn concurrently.
+  let pending = inflight.get(key);
+  if (!pending) {
+    pending = draw(svg, width, height).finally(() => inflight.delete(key));
+    inflight.set(key, pending);
+    const png = await pending;
+    cache.set(key, png);
+    cacheBytes += png.byteLength;
+    for (const [k, v] of cache) {
+      if (cacheBytes <= CACHE_MAX_BYTES) break;
+      cache.delete(k);
+      cacheBytes -= v.byteLength;
+    }
+    return png;
+  }
+  return pending;
+}
+
+const inflight = new Map<string, Promise<Uint8Array>>();
+
+async function draw(svg: string, width: number, height: number): Promise<Uint8Array> {
   const image = await loadImage(Buffer.from(sizedSvg(svg, width, height), 'utf8'));
   const canvas = createCanvas(width, height);
   canvas.getContext('2d').drawImage(image, 0, 0, width, height);
-  const png = new Uint8Array(await canvas.encode('png'));
-  cache.set(key, png);
-  cacheBytes += png.byteLength;
-  for (const [k, v] of cache) {
-    if (cacheBytes <= CACHE_MAX_BYTES) break;
-    cache.delete(k);
-    cacheBytes -= v.byteLength;
-  }
-  return png;
+  return new Uint8Array(await canvas.encode('png'));
 }
 
 /** Decodes raster bytes Word cannot show (WebP) and writes them as a PNG of the same pixels. */

@@ -5,6 +5,7 @@
 // highlighting, drawing SVG) is done here with citeproc, Temml, lowlight and @napi-rs/canvas.
 import { parseInline, inlineText, type Inline } from '../../../contracts/inline-markup.js';
 import type { ChartElement, CslItem, DocumentJson, Element, HeaderFooter, ListItem, TableCell, TableElement } from '../../../contracts/document-json.js';
+import { PluginError } from '../../../kernel/plugin-api.js';
 import { chartSvg } from '../graphics/chart-svg.js';
 import { qrSvg } from '../graphics/qr-svg.js';
 import { barcodeSvg } from '../graphics/barcode-svg.js';
@@ -15,6 +16,7 @@ import {
   DEFAULT_HEADINGS,
   RenderInputError,
   documentColors,
+  furnitureParts,
   pageGeometry,
   parseLength,
   parseLocale,
@@ -27,8 +29,8 @@ import {
 import { formatCitations, type CitationCluster, type CitationStyle } from './csl.js';
 import { latexToMathml } from './math.js';
 import { highlightCode } from './highlight.js';
-import { fitSize, naturalSizeCm, pixelSize, rasterPixels, rasteriseSvg, rasterToPng, registerFonts, type SizeCm } from './pictures.js';
-import type { Block, Caption, Furniture, ListItemBlock, OfficeDocument, OfficeSection, OInline, ParStyle, Picture, TableCellBlock, TextAlign } from './model.js';
+import { PictureQueue, fitSize, naturalSizeCm, pixelSize, rasterPixels, type SizeCm } from './pictures.js';
+import type { Block, Caption, Furniture, ListItemBlock, OfficeDocument, OfficeSection, OInline, ParStyle, TableCellBlock, TextAlign } from './model.js';
 
 export interface ResolveOptions {
   /** ISO time the job was created: the document's creation date. */
@@ -44,6 +46,23 @@ export interface ResolveOptions {
  */
 export async function resolveDocument(doc: DocumentJson, images: Map<string, LoadedImage>, options: ResolveOptions): Promise<OfficeDocument> {
   return new Resolver(doc, images, options).resolve();
+}
+
+/**
+ * Loads what the first document would otherwise pay for (about a second of CPU: fonts for SVG text, the
+ * apa and ieee CSL engines, Temml, lowlight's grammars, the canvas): call it when a render thread starts.
+ */
+export async function warmUpResolver(): Promise<void> {
+  const citations = [{ id: 'w', type: 'book' as const, title: 'Warm-up', author: [{ family: 'Quire', given: 'Q' }], issued: { 'date-parts': [[2020]] } }];
+  const content = [
+    { type: 'text' as const, text: 'Warm-up @[w, p. 1] $x^2$' },
+    { type: 'code' as const, language: 'python', code: 'def f(): return 1' },
+    { type: 'math' as const, latex: '\\frac{1}{2}' },
+    { type: 'chart' as const, chartType: 'bar' as const, title: 'Warm-up', width: 2, data: { labels: ['a'], series: [{ name: 's', values: [1] }] } },
+  ];
+  for (const citationStyle of ['apa', 'ieee'] as const) {
+    await resolveDocument({ document: { type: 'docx' }, sections: [{ type: 'flow', content }], citations, defaults: { citationStyle } }, new Map(), { createdAt: new Date(0).toISOString() });
+  }
 }
 
 /** The chart size the PDF draws (16 cm wide, 0.56 as high) before scaling it to the element's width. */
@@ -77,15 +96,16 @@ class Resolver {
   readonly #headings: Array<{ level: number; c: OInline[]; id: string }> = [];
   readonly #captions: Array<{ kind: CaptionKind; caption: Caption; id: string | null }> = [];
   readonly #counters: Record<CaptionKind, number> = { figure: 0, table: 0, listing: 0, equation: 0 };
+  #equationNumber = 0;
   readonly #tocs: TocBlock[] = [];
   readonly #lists: ListBlock[] = [];
-  readonly #pictureTasks: Array<Promise<void>> = [];
+  readonly #pictures: PictureQueue;
   /** Where pictures must fit: the text area of the page, or one column of it. */
   #box: SizeCm;
 
   constructor(
     private readonly doc: DocumentJson,
-    private readonly images: Map<string, LoadedImage>,
+    images: Map<string, LoadedImage>,
     private readonly options: ResolveOptions,
   ) {
     this.#variables = doc.variables ?? {};
@@ -94,6 +114,7 @@ class Resolver {
     this.#words = wordsFor(parseLocale(this.#defaults.locale).lang);
     this.#page = pageGeometry(doc.document);
     this.#box = this.#textArea();
+    this.#pictures = new PictureQueue(images, options.fontDirs ?? []);
     this.#citationKeys = new Set((doc.citations ?? []).map((c) => c.id));
     for (const s of doc.sections) {
       if (s.id) this.#anchors.add(s.id);
@@ -127,9 +148,10 @@ class Resolver {
       if (last && last.kind === 'flow') last.content.push(bib);
       else sections.push({ kind: 'flow', id: null, newPage: false, columns: null, content: [bib] });
     }
-    await Promise.all(this.#pictureTasks);
-    if (this.#problems.length) throw new RenderInputError(this.#problems);
+    // citeproc runs on this thread while the pictures decode and encode on libuv's.
     this.#formatCitations();
+    this.#problems.push(...(await this.#pictures.done()));
+    if (this.#problems.length) throw new RenderInputError(this.#problems);
     this.#fillLists();
 
     const fonts = defaults.fonts ?? {};
@@ -244,16 +266,7 @@ class Resolver {
 
   #furniture(spec: HeaderFooter | undefined): Furniture | null {
     if (!spec?.text) return null;
-    const parts: Furniture['parts'] = [];
-    const re = /\{\{\s*(page|pages)\s*\}\}|\$\{(page|pages)\}/g;
-    let last = 0;
-    for (const m of spec.text.matchAll(re)) {
-      if (m.index > last) parts.push({ t: 'text', v: this.#plain(spec.text.slice(last, m.index)) });
-      parts.push({ t: (m[1] ?? m[2]) as 'page' | 'pages' });
-      last = m.index + m[0].length;
-    }
-    if (last < spec.text.length) parts.push({ t: 'text', v: this.#plain(spec.text.slice(last)) });
-    return { parts, align: spec.align ?? 'center', skipFirstPage: spec.skipFirstPage ?? false };
+    return { parts: furnitureParts(spec.text, this.#variables), align: spec.align ?? 'center', skipFirstPage: spec.skipFirstPage ?? false };
   }
 
   /** A bookmark id not used by the document: `_h1`, `_h2`, … for headings, `_fig1` for figures, … */
@@ -334,7 +347,7 @@ class Resolver {
       case 'image': {
         // A captioned image is not decorative: without alt text, its caption describes it (as in the PDF).
         const alt = el.alt.trim() || el.caption === undefined ? this.#plain(el.alt) : this.#plain(inlineText(parseInline(el.caption)));
-        const picture = this.#userPicture(el.src, `${path}.src`, alt, parseLength(el.width), parseLength(el.height));
+        const picture = this.#pictures.user(el.src, `${path}.src`, alt, parseLength(el.width), parseLength(el.height), this.#box);
         const caption = this.#caption('figure', el.caption, path);
         return { t: 'image', picture, caption, id: this.#register('figure', caption, el.id ?? null), align: el.align ?? 'center' };
       }
@@ -348,7 +361,7 @@ class Resolver {
         // Whole pixels per module keep the symbol sharp for scanners.
         const total = qr.modules + 8;
         const px = Math.max(1, Math.round(rasterPixels(size).width / total)) * total;
-        const picture = this.#svgPicture(qr.svg, size, { width: px, height: px }, `QR code: ${value}`, path);
+        const picture = this.#pictures.svg(qr.svg, size, { width: px, height: px }, `QR code: ${value}`, path);
         const caption = this.#caption('figure', el.caption, path);
         return { t: 'image', picture, caption, id: this.#register('figure', caption, null), align: el.align ?? 'left' };
       }
@@ -357,7 +370,7 @@ class Resolver {
         const code = barcodeSvg(value, el.format, { heightCm: el.height ?? 1.5, showText: el.showText !== false, fontFamily: fontStack(this.#defaults.fonts?.family)[0] });
         const natural = pixelSize(Buffer.from(code.svg, 'utf8'));
         const size = fitSize(naturalSizeCm(natural.width, natural.height), null, null, this.#box);
-        const picture = this.#svgPicture(code.svg, size, rasterPixels(size), `Barcode (${el.format}): ${value}`, path);
+        const picture = this.#pictures.svg(code.svg, size, rasterPixels(size), `Barcode (${el.format}): ${value}`, path);
         return { t: 'image', picture, caption: null, id: null, align: el.align ?? 'left' };
       }
       case 'code': {
@@ -369,7 +382,10 @@ class Resolver {
         const converted = latexToMathml(el.latex, display);
         if (!converted.ok) throw new RenderInputError([{ path: `${path}.latex`, message: converted.message }]);
         const caption = this.#caption('equation', el.caption, path);
-        return { t: 'math', mathml: converted.mathml, latex: el.latex, display, caption, id: this.#register('equation', caption, el.id ?? null) };
+        const block: Extract<Block, { t: 'math' }> = { t: 'math', mathml: converted.mathml, latex: el.latex, display, caption, id: this.#register('equation', caption, el.id ?? null) };
+        // quire.typ numbers a display equation that has an id, "(1)", with Typst's equation counter.
+        if (display && el.id !== undefined) block.number = ++this.#equationNumber;
+        return block;
       }
       case 'quote':
         return { t: 'quote', c: this.#inline(el.text, `${path}.text`), attribution: el.attribution !== undefined ? this.#inline(el.attribution, `${path}.attribution`) : null, align: el.align ?? null };
@@ -457,7 +473,7 @@ class Resolver {
     const chart = chartSvg(plainChart, { widthPt: CHART_WIDTH_PT, heightPt: CHART_HEIGHT_PT, fontFamily: fontStack(this.#defaults.fonts?.family)[0]!, colors: { text: this.#colors.text, muted: this.#colors.muted, palette: CHART_PALETTE } });
     const natural = { widthCm: chart.widthPt / PT_PER_CM, heightCm: chart.heightPt / PT_PER_CM };
     const size = fitSize(natural, el.width !== undefined ? parseLength(el.width) : { k: 'pct', v: 100 }, parseLength(el.height), this.#box);
-    const picture = this.#svgPicture(chart.svg, size, rasterPixels(size), chart.description, path);
+    const picture = this.#pictures.svg(chart.svg, size, rasterPixels(size), chart.description, path);
     const caption = this.#caption('figure', el.caption, path);
     return { t: 'image', picture, caption, id: this.#register('figure', caption, el.id ?? null), align: el.align ?? 'center' };
   }
@@ -469,7 +485,7 @@ class Resolver {
     const v = value as { type: string } & Record<string, unknown>;
     if (v.type === 'image') {
       const alt = typeof v.alt === 'string' ? this.#plain(v.alt) : '';
-      const picture = this.#userPicture(v.src as string, `config.variables.${name}.src`, alt, parseLength(v.width as number | string | undefined), parseLength(v.height as number | string | undefined));
+      const picture = this.#pictures.user(v.src as string, `config.variables.${name}.src`, alt, parseLength(v.width as number | string | undefined), parseLength(v.height as number | string | undefined), this.#box);
       return { t: 'image', picture, caption: null, id: null, align: 'left' };
     }
     if (v.type === 'list') {
@@ -478,59 +494,21 @@ class Resolver {
     return this.#table({ type: 'table', rowsFrom: name }, path);
   }
 
-  // -------------------------------------------------------------- pictures
-
-  /** A user image: PNG, JPEG and GIF as they are, WebP and SVG as PNG; sized and fitted. */
-  #userPicture(src: string, path: string, alt: string, width: Length, height: Length): Picture {
-    const loaded = this.images.get(src);
-    if (!loaded) throw new RenderInputError([{ path, message: `image ${src} was not loaded` }]);
-    const mime = loaded.mimeType;
-    if (!['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml'].includes(mime)) {
-      throw new RenderInputError([{ path, message: `image ${src} is ${mime}; images must be PNG, JPEG, GIF, WebP or SVG` }]);
-    }
-    let natural: { width: number; height: number };
-    try {
-      natural = pixelSize(loaded.bytes);
-    } catch (err) {
-      throw new RenderInputError([{ path, message: `image ${src}: ${(err as Error).message}` }]);
-    }
-    const size = fitSize(naturalSizeCm(natural.width, natural.height), width, height, this.#box);
-    if (mime === 'image/svg+xml') return this.#svgPicture(Buffer.from(loaded.bytes).toString('utf8'), size, rasterPixels(size), alt, path, src);
-    const picture: Picture = { bytes: loaded.bytes, mimeType: 'image/png', pixelWidth: natural.width, pixelHeight: natural.height, widthCm: size.widthCm, heightCm: size.heightCm, alt };
-    if (mime === 'image/webp') {
-      this.#pictureTask(path, src, async () => {
-        const converted = await rasterToPng(loaded.bytes);
-        Object.assign(picture, { bytes: converted.png, pixelWidth: converted.width, pixelHeight: converted.height });
-      });
-    } else picture.mimeType = mime as Picture['mimeType'];
-    return picture;
-  }
-
-  /** A picture drawn from SVG: its PNG is made (concurrently with the others) before resolve() returns. */
-  #svgPicture(svg: string, size: SizeCm, pixels: { width: number; height: number }, alt: string, path: string, src?: string): Picture {
-    const picture: Picture = { bytes: new Uint8Array(0), mimeType: 'image/png', pixelWidth: pixels.width, pixelHeight: pixels.height, widthCm: size.widthCm, heightCm: size.heightCm, alt };
-    this.#pictureTask(path, src, async () => {
-      picture.bytes = await rasteriseSvg(svg, pixels.width, pixels.height);
-    });
-    return picture;
-  }
-
-  #pictureTask(path: string, src: string | undefined, task: () => Promise<void>): void {
-    registerFonts(this.options.fontDirs);
-    this.#pictureTasks.push(
-      task().catch((err: unknown) => {
-        this.#problems.push({ path, message: `${src ? `image ${src}` : 'the graphic'} could not be drawn: ${(err as Error).message}` });
-      }),
-    );
-  }
-
   // -------------------------------------------------------------- after the content
 
   /** Citations in document order (numeric styles number by first citation) and the bibliography, with CSL. */
   #formatCitations(): void {
     if (!this.#clusters.length) return;
     const style: CitationStyle = this.#bibliographyStyle() ?? this.#defaults.citationStyle ?? 'apa';
-    const formatted = formatCitations(style, this.#defaults.locale ?? 'en-US', (this.doc.citations ?? []) as CslItem[], this.#clusters.map((c) => c.cluster));
+    let formatted: ReturnType<typeof formatCitations>;
+    try {
+      formatted = formatCitations(style, this.#defaults.locale ?? 'en-US', (this.doc.citations ?? []) as CslItem[], this.#clusters.map((c) => c.cluster));
+    } catch (err) {
+      // A missing CSL file is the server's problem (PluginError); anything else comes from the items.
+      if (err instanceof PluginError) throw err;
+      this.#problems.push({ path: 'config.citations', message: `the citations could not be formatted with CSL (${style}): ${(err as Error).message}` });
+      return;
+    }
     this.#clusters.forEach((c, i) => (c.node.c = formatted.citations[i]!));
     if (this.#bibliography) this.#bibliography.entries = formatted.bibliography;
   }
