@@ -2,10 +2,16 @@
 import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import type { LoadedImage } from '../lib/render-input.js';
-import { resolveDocument } from '../lib/office/resolve.js';
+import { resolveDocument, warmUpResolver } from '../lib/office/resolve.js';
 import { writeOdt } from '../lib/office/odt-writer.js';
 import { ODT_MIME } from '../lib/office/odt-common.js';
 import type { RenderOdtParams, RenderOdtResult } from './contract.js';
+
+// A new thread loads what the first document would otherwise pay for (fonts, CSL engines, grammars) while
+// it is still idle; a failed warm-up only means a slower first job, which reports any real problem.
+setImmediate(() => {
+  warmUpResolver().catch(() => undefined);
+});
 
 export async function renderOdt(input: WorkerInput<RenderOdtParams>): Promise<WorkerOutput> {
   const doc = input.params.document as unknown as DocumentJson;

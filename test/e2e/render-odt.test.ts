@@ -231,7 +231,7 @@ test('the uploaded image is a frame of the requested size with its alt text; cha
   for (const i of d.images) assert.ok(i.desc[0]?.length > 0, `every picture has a description: ${JSON.stringify(i)}`);
 });
 
-test('math is embedded MathML formula objects: inline math in its sentence, the display equation centred on its own', async () => {
+test('math is embedded MathML formula objects: inline math in its sentence, the display equation on its own line, numbered', async () => {
   const d = await richOdfpy();
   assert.ok(d.formulas.length >= 2, JSON.stringify(d.formulas));
   for (const f of d.formulas) {
@@ -244,7 +244,9 @@ test('math is embedded MathML formula objects: inline math in its sentence, the 
   assert.ok(inline.paragraphText.includes('Plain, bold, italic'), 'inline math sits in its paragraph');
   const display = d.objects.find((o: Json) => o.desc[0]?.includes('\\int_0^1'));
   assert.ok(display, JSON.stringify(d.objects));
-  assert.is(display.align, 'center');
+  // It has an id, so it is numbered as in the PDF: centred on a centre tab, "(1)" on a right tab.
+  assert.match(display.paragraphText, /^\t[^\t]*\t\(1\)$/); // odfpy's text includes the frame's description (the LaTeX)
+  assert.is(display.tabs, 'center,right');
   const integral = d.formulas.find((f: Json) => `./${f.dir.replace(/\/$/, '')}` === display.href);
   assert.ok(integral.elements.includes('mfrac'), `structured math: ${integral.elements}`);
   assert.ok(integral.text.includes('∫'));
@@ -414,6 +416,10 @@ test('renders Extended Markdown with document.type odt through POST /render/mark
     '|------|------:|',
     '| one  | 1     |',
     '',
+    '$$',
+    'e^{i\\pi} + 1 = 0',
+    '$$',
+    '',
     '::bibliography',
   ].join('\n');
   const { job, bytes } = await renderOdt(`${RENDER}/markdown`, {
@@ -433,6 +439,11 @@ test('renders Extended Markdown with document.type odt through POST /render/mark
   assert.equal(d.tables[0].rows.map((r: Json[]) => r.map((c) => c.text)), [['Name', 'Value'], ['one', '1']]);
   assert.ok(d.notes.some((n: Json) => n.body === 'A footnote from Markdown.'));
   assert.ok(d.paragraphs.some((p: string) => p.includes('On documents')), 'the bibliography entry');
+  // A display equation without an id is not numbered: centred in its own paragraph.
+  const euler = d.objects.find((o: Json) => o.desc[0]?.includes('e^{i'));
+  assert.ok(euler, JSON.stringify(d.objects));
+  assert.is(euler.align, 'center');
+  assert.ok(d.formulas.some((f: Json) => f.text.includes('π')), JSON.stringify(d.formulas));
 });
 
 test('page geometry: landscape Letter with its margins, a page section starting at startY, a page break before the next section', async () => {

@@ -119,7 +119,8 @@ def main(path):
             p_style = styles.get(attr(paragraph, TEXTNS, 'style-name'), {})
             align = p_style.get('props', {}).get('text-align')
             parent = styles.get(p_style.get('parent'), {}) if p_style.get('parent') else {}
-            objects.append({**size, 'href': attr(o, XLINKNS, 'href'), 'desc': desc, 'paragraphText': teletype.extractText(paragraph), 'align': align or parent.get('props', {}).get('text-align')})
+            tabs = [attr(t, STYLENS, 'type') for t in p_style['element'].getElementsByType(style.TabStop)] if p_style else []
+            objects.append({**size, 'href': attr(o, XLINKNS, 'href'), 'desc': desc, 'paragraphText': teletype.extractText(paragraph), 'align': align or parent.get('props', {}).get('text-align'), 'tabs': ','.join(tabs)})
 
     notes = [{'citation': teletype.extractText(n.getElementsByType(text.NoteCitation)[0]), 'class': attr(n, TEXTNS, 'note-class'), 'body': teletype.extractText(n.getElementsByType(text.NoteBody)[0])} for n in body.getElementsByType(text.Note)]
 

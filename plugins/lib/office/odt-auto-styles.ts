@@ -37,14 +37,17 @@ export class AutoStyles {
       'fo:keep-with-next': o.keepWithNext ? 'always' : null,
     };
     const text = o.text ? textPropAttrs(o.text) : {};
-    const hasPar = Object.values(par).some((v) => v !== null);
+    const tabs = o.tabStops?.length
+      ? el('style:tab-stops', null, o.tabStops.map((t) => el('style:tab-stop', { 'style:position': cm(t.positionCm), 'style:type': t.type })))
+      : null;
+    const hasPar = Object.values(par).some((v) => v !== null) || tabs !== null;
     const hasText = Object.values(text).some((v) => v !== null);
     if (!hasPar && !hasText && !o.masterPage) return parent;
     return this.style(
       'paragraph',
       'P',
       { 'style:parent-style-name': parent, 'style:master-page-name': o.masterPage ?? null },
-      hasPar ? el('style:paragraph-properties', par) : null,
+      hasPar ? el('style:paragraph-properties', par, tabs) : null,
       hasText ? el('style:text-properties', text) : null,
     );
   }
@@ -69,5 +72,6 @@ export interface ParagraphOverrides {
   /** A fixed line height (spacers). */
   lineHeightCm?: number;
   keepWithNext?: boolean;
+  tabStops?: Array<{ positionCm: number; type: 'center' | 'right' }>;
   text?: TextProps | null;
 }

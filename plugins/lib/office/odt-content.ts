@@ -154,6 +154,7 @@ export class OdtContentWriter {
         return [this.#code(b), b.caption ? this.#caption(b.caption, 'Listing') : null];
       case 'math':
         if (!b.display) return this.#para('text:p', 'Text_20_body', {}, this.#formula(b.mathml, b.latex));
+        if (b.number !== undefined) return [this.#numberedFormula(b.mathml, b.latex, b.number, b.caption !== null), b.caption ? this.#caption(b.caption, 'Equation') : null];
         return [this.#para('text:p', 'Formula_20_Paragraph', { keepWithNext: b.caption !== null }, this.#formula(b.mathml, b.latex)), b.caption ? this.#caption(b.caption, 'Equation') : null];
       case 'quote':
         return [
@@ -187,6 +188,13 @@ export class OdtContentWriter {
     const marks = p.bookmarks.map((name) => el('text:bookmark', { 'text:name': name }));
     this.#pending = { breakBefore: false, masterPage: null, bookmarks: [] };
     return el(tag, { 'text:style-name': style, ...attrs }, marks, content);
+  }
+
+  /** A display equation numbered as the PDF numbers it: centred on a centre tab, "(n)" on a right tab at the margin. */
+  #numberedFormula(mathml: string, latex: string, number: number, keepWithNext: boolean): Xml {
+    const width = this.#textWidthCm;
+    const tabStops = [{ positionCm: width / 2, type: 'center' as const }, { positionCm: width, type: 'right' as const }];
+    return this.#para('text:p', 'Formula_20_Paragraph', { align: 'left', keepWithNext, tabStops }, [el('text:tab'), this.#formula(mathml, latex), el('text:tab'), `(${number})`]);
   }
 
   /** An almost invisible paragraph holding what is pending, when no paragraph of the content can. */
