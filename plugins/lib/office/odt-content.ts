@@ -3,7 +3,7 @@
 // formula objects the package must carry beside it.
 import { createHash } from 'node:crypto';
 import { el, xmlDocument, type Xml, type XmlAttrs, type XmlChild } from './xml.js';
-import { NS, ODF_VERSION, SEQUENCES, cm, odtText, type SequenceName } from './odt-common.js';
+import { NS, ODF_VERSION, SEQUENCES, cm, colour, odtText, type SequenceName } from './odt-common.js';
 import { AutoStyles, type ParagraphOverrides } from './odt-auto-styles.js';
 import { fontName, MASTER, needsFirstPageMaster } from './odt-styles.js';
 import { writeTable } from './odt-tables.js';
@@ -108,7 +108,7 @@ export class OdtContentWriter {
         el(
           'style:columns',
           { 'fo:column-count': count, 'fo:column-gap': cm(gap) },
-          cols.separate ? el('style:column-sep', { 'style:style': 'solid', 'style:width': '0.02cm', 'style:color': this.doc.styles.colors.muted, 'style:height': '100%', 'style:vertical-align': 'top' }) : null,
+          cols.separate ? el('style:column-sep', { 'style:style': 'solid', 'style:width': '0.02cm', 'style:color': colour(this.doc.styles.colors.muted), 'style:height': '100%', 'style:vertical-align': 'top' }) : null,
           Array.from({ length: count }, (_, i) => el('style:column', { 'style:rel-width': '1000*', 'fo:start-indent': cm(i === 0 ? 0 : gap / 2), 'fo:end-indent': cm(i === count - 1 ? 0 : gap / 2) })),
         ),
       ),
