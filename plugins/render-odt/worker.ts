@@ -7,10 +7,14 @@ import { writeOdt } from '../lib/office/odt-writer.js';
 import { ODT_MIME } from '../lib/office/odt-common.js';
 import type { RenderOdtParams, RenderOdtResult } from './contract.js';
 
-// A new thread loads what the first document would otherwise pay for (fonts, CSL engines, grammars) while
-// it is still idle; a failed warm-up only means a slower first job, which reports any real problem.
+// A new thread loads what the first document would otherwise pay for (fonts, CSL engines, grammars, the
+// writer's code paths and jszip) while it is still idle; a failed warm-up only means a slower first job, which reports any real problem.
 setImmediate(() => {
-  warmUpResolver().catch(() => undefined);
+  const tiny = { document: { type: 'odt' as const }, sections: [{ type: 'flow' as const, content: [{ type: 'h1' as const, text: 'Warm-up' }, { type: 'table' as const, rows: [['a']] }] }] };
+  warmUpResolver()
+    .then(() => resolveDocument(tiny, new Map(), { createdAt: new Date(0).toISOString() }))
+    .then((office) => writeOdt(office))
+    .catch(() => undefined);
 });
 
 export async function renderOdt(input: WorkerInput<RenderOdtParams>): Promise<WorkerOutput> {
