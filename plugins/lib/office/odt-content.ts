@@ -227,8 +227,11 @@ export class OdtContentWriter {
 
   #code(b: Extract<Block, { t: 'code' }>): XmlChild {
     const digits = String(b.lines.length).length;
+    const st = this.doc.styles;
+    const gapCm = (Math.max(st.spaceBefore, st.spaceAfter) * 2.54) / 72;
+    const last = b.lines.length - 1;
     return b.lines.map((tokens, i) =>
-      this.#para('text:p', 'Preformatted_20_Text', {}, [
+      this.#para('text:p', 'Preformatted_20_Text', { marginTopCm: i === 0 ? gapCm : undefined, marginBottomCm: i === last ? gapCm : undefined, keepWithNext: i === last && b.caption !== null }, [
         b.lineNumbers ? el('text:span', { 'text:style-name': 'Line_20_numbering' }, odtText(`${String(i + 1).padStart(digits)}  `)) : null,
         tokens.map((tok) =>
           tok.color || tok.bold || tok.italic

@@ -106,7 +106,7 @@ function paragraphStyles(doc: OfficeDocument): Xml {
     paraStyle('Text_20_body', 'Text body', 'Standard', { 'fo:margin-top': '0pt', 'fo:margin-bottom': pt(gap) }, null, { 'style:class': 'text' }),
     paraStyle('Heading', 'Heading', 'Standard', { 'fo:keep-with-next': 'always' }, { 'style:font-name': fontName(s.bodyFont), 'fo:color': colour(s.colors.primary) }, { 'style:next-style-name': 'Text_20_body', 'style:class': 'text' }),
     headings,
-    paraStyle('List', 'List', 'Text_20_body', { 'fo:margin-bottom': pt(Math.min(gap, 3)), 'style:contextual-spacing': 'false' }, null, { 'style:class': 'list' }),
+    paraStyle('List', 'List', 'Text_20_body', { 'fo:margin-bottom': pt(Math.min(gap, 3)) }, null, { 'style:class': 'list' }),
     paraStyle('Caption', 'Caption', 'Standard', { 'fo:text-align': 'center', 'fo:margin-top': pt(4), 'fo:margin-bottom': pt(gap + 4) }, { ...textPropAttrs({ size: s.fontSize * 0.9 }), 'fo:color': muted }, { 'style:class': 'extra' }),
     paraStyle('Figure_20_Paragraph', 'Figure Paragraph', 'Standard', { 'fo:margin-top': pt(gap), 'fo:margin-bottom': pt(gap) }, null, { 'style:class': 'extra' }),
     paraStyle('Formula_20_Paragraph', 'Formula Paragraph', 'Standard', { 'fo:text-align': 'center', 'fo:margin-top': pt(gap), 'fo:margin-bottom': pt(gap) }, null, { 'style:class': 'extra' }),
@@ -116,8 +116,9 @@ function paragraphStyles(doc: OfficeDocument): Xml {
       'Preformatted_20_Text',
       'Preformatted Text',
       'Standard',
-      // Consecutive code lines join into one shaded box (join-border), spaced only at its top and bottom.
-      { 'fo:margin-top': pt(gap), 'fo:margin-bottom': pt(gap), 'style:contextual-spacing': 'true', 'fo:background-color': '#f7f7f7', 'fo:padding': '0.15cm', 'fo:border': 'none', 'style:join-border': 'true', 'fo:line-height': '115%' },
+      // Consecutive code lines join into one shaded box (join-border); the block's first and last lines add
+      // the paragraph spacing above and below it (odt-content.ts), which ODF 1.2 has no contextual rule for.
+      { 'fo:margin-top': '0pt', 'fo:margin-bottom': '0pt', 'fo:background-color': '#f7f7f7', 'fo:padding': '0.15cm', 'fo:border': 'none', 'style:join-border': 'true', 'fo:line-height': '115%' },
       textPropAttrs({ ...mono, size: s.fontSize * 0.9 }),
       { 'style:class': 'html' },
     ),
