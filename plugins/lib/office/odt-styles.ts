@@ -21,7 +21,7 @@ export function stylesXml(doc: OfficeDocument): string {
   const fonts = el(
     'office:font-face-decls',
     null,
-    [...new Set([s.bodyFont, s.monoFont])].map((f) =>
+    [...new Map([s.bodyFont, s.monoFont].map((f) => [fontName(f), f])).values()].map((f) =>
       el('style:font-face', { 'style:name': fontName(f), 'svg:font-family': fontFamily(f), 'style:font-pitch': f === s.monoFont ? 'fixed' : 'variable' }),
     ),
   );

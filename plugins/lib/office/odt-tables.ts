@@ -40,7 +40,8 @@ export function layoutGrid(rows: TableCellBlock[][], columns: number): Slot[][] 
 export function writeTable(doc: OfficeDocument, auto: AutoStyles, b: TableBlock, index: number, textWidthCm: number, pageBreak: { breakBefore: boolean; masterPage: string | null }, w: TableWriter): Xml {
   const ts = doc.styles.table;
   const columns = Math.max(1, b.widths.length, ...b.rows.map((r) => r.reduce((n, c) => n + Math.max(1, c.colspan), 0)));
-  const grid = layoutGrid(b.rows, columns);
+  // ODF needs at least one row. The resolver refuses a table without rows; should one arrive, it keeps an empty row.
+  const grid = layoutGrid(b.rows.length ? b.rows : [[]], columns);
   const widths = columnWidths(b.widths, grid[0]?.length ?? columns);
   // Fractions summing to less than 1 make a table of fixed columns narrower than the text, placed by `align`.
   const share = b.widths.every((w) => w === null) ? 1 : Math.min(1, b.widths.reduce<number>((s, w) => s + (w ?? 0), 0));
