@@ -295,6 +295,9 @@ test('hostile strings print literally, in text, headings, cells and core propert
           ...strings.map((s) => ({ type: 'text', text: escapeMarkup(s) })),
           { type: 'table', headerRows: 1, rows: [['Header'], ...strings.map((s) => [escapeMarkup(s)])] },
           { type: 'code', code: strings.join('\n') },
+          { type: 'math', latex: String.raw`\text{a<b \& "c"} \mathrm{x} < y` },
+          // Characters XML 1.0 cannot carry at all are dropped, the rest of the text stays.
+          { type: 'text', text: 'control\u0001char\uFFFF end' },
         ],
       },
     ],
@@ -309,6 +312,12 @@ test('hostile strings print literally, in text, headings, cells and core propert
     assert.ok(paragraphs.filter((p: string) => p === s).length >= 3, `heading, paragraph and code line print ${JSON.stringify(s)}`);
     assert.ok(cells.includes(s), `a table cell prints ${JSON.stringify(s)}`);
   }
+  assert.ok(paragraphs.includes('controlchar end'), 'controls and U+FFFF are dropped from the text');
+  // The equation's text keeps its specials as escaped character data (Temml writes \text spaces as U+00A0),
+  // and no property Word refuses.
+  const body = parts.get('word/document.xml')!;
+  assert.ok(/<m:t xml:space="preserve">a&lt;b\s&amp;\s/.test(body), body.match(/<m:oMath>.*?<\/m:oMath>/g)?.join('\n'));
+  assert.not.match(body, /m:val="undefined"/);
   assert.is(d.core.title, title);
   assert.is(d.core.author, strings[0]);
   assert.is(d.core.keywords, strings.slice(0, 3).join(', '));

@@ -48,18 +48,18 @@ function block(ctx: DocxContext, b: Block): FileChild[] {
     case 'par':
       return [ctx.p({ alignment: align(b.align), children: inlines(ctx, b.c, parFormat(b.style)) })];
     case 'list':
-      return listItems(ctx, b.items, ctx.list(b.ordered, b.start), 0);
+      return listItems(ctx, b.items, ctx.list(b.ordered, b.start));
     case 'table':
       return table(ctx, b);
     case 'image':
       ctx.anchor(b.id);
-      return [ctx.p({ alignment: align(b.align), keepNext: keep(b.caption !== null), children: [picture(b.picture)] }), ...caption(ctx, b.caption, 'figure')];
+      return [ctx.p({ alignment: align(b.align), keepNext: keep(b.caption !== null), children: [picture(b.picture)] }), ...caption(ctx, b.caption, 'figure', b.align)];
     case 'code':
       return code(ctx, b);
     case 'math': {
       ctx.anchor(b.id);
       const eq = ctx.p({ alignment: b.display ? AlignmentType.CENTER : undefined, keepNext: keep(b.caption !== null), children: [officeMath(ctx, b.mathml, b.latex, b.display)] });
-      return [eq, ...caption(ctx, b.caption, 'other')];
+      return [eq, ...caption(ctx, b.caption, 'other', b.display ? 'center' : null)];
     }
     case 'quote': {
       const out = [ctx.p({ style: 'Quote', alignment: align(b.align), keepNext: keep(b.attribution !== null), children: inlines(ctx, b.c) })];
@@ -109,20 +109,30 @@ function parFormat(style: ParStyle | null): RunFormat {
   };
 }
 
-function listItems(ctx: DocxContext, items: ListItemBlock[], numbering: { reference: string; instance: number }, level: number): Paragraph[] {
-  return items.flatMap((item) => [
-    ctx.p({ numbering: { ...numbering, level: Math.min(level, 8) }, spacing: { before: 0, after: 0 }, children: inlines(ctx, item.c) }),
-    ...(item.items?.length ? listItems(ctx, item.items, numbering, level + 1) : []),
-  ]);
+/** The items as numbered paragraphs, nested items one level deeper; only the list's last paragraph keeps the space after it. */
+function listItems(ctx: DocxContext, items: ListItemBlock[], numbering: { reference: string; instance: number }): Paragraph[] {
+  const flat: Array<{ item: ListItemBlock; level: number }> = [];
+  const walk = (list: ListItemBlock[], level: number): void => {
+    for (const item of list) {
+      flat.push({ item, level });
+      if (item.items?.length) walk(item.items, level + 1);
+    }
+  };
+  walk(items, 0);
+  return flat.map(({ item, level }, i) =>
+    ctx.p({ numbering: { ...numbering, level: Math.min(level, 8) }, spacing: { before: 0, ...(i < flat.length - 1 ? { after: 0 } : {}) }, children: inlines(ctx, item.c) }),
+  );
 }
 
 /** "Figure 3: text" with the number in a SEQ field (its cached result is the resolved number), so Word renumbers and lists it. */
-function caption(ctx: DocxContext, cap: Caption | null, kind: 'figure' | 'table' | 'other'): Paragraph[] {
+function caption(ctx: DocxContext, cap: Caption | null, kind: 'figure' | 'table' | 'other', placement: BlockAlign | null = null): Paragraph[] {
   if (!cap) return [];
   const seq = kind === 'figure' ? ctx.seq.figure : kind === 'table' ? ctx.seq.table : seqIdentifier(cap.label);
   return [
     ctx.p({
       style: 'Caption',
+      // Under the element it names, aligned with it.
+      alignment: align(placement),
       children: [new TextRun(`${cap.label} `), new SimpleField(`SEQ ${seq} \\* ARABIC`, String(cap.number)), new TextRun(cap.separator ?? ': '), ...inlines(ctx, cap.c)],
     }),
   ];
@@ -186,7 +196,7 @@ function table(ctx: DocxContext, b: Extract<Block, { t: 'table' }>): FileChild[]
     margins: { top: 80, bottom: 80, left: 120, right: 120 },
     borders: { top: border, bottom: border, left: border, right: border, insideHorizontal: border, insideVertical: border },
   });
-  return [t, ...caption(ctx, b.caption, 'table')];
+  return [t, ...caption(ctx, b.caption, 'table', b.align)];
 }
 
 /**

@@ -75,7 +75,12 @@ function footnote(ctx: DocxContext, c: OInline[], fmt: RunFormat): ParagraphChil
 export function officeMath(ctx: DocxContext, mathml: string, latex: string, display: boolean, fmt: RunFormat = {}): ParagraphChild {
   try {
     // The namespaces are declared on the document root; declarations on the element are redundant.
-    const omml = mml2omml(mathml, { disableDecode: true }).replace(/ xmlns:[mw]="[^"]*"/g, '');
+    const omml = mml2omml(mathml, { disableDecode: true })
+      .replace(/ xmlns:[mw]="[^"]*"/g, '')
+      // Two slips of the converter that Word's schema refuses: a property with the value "undefined"
+      // (e.g. m:sty for \mathrm), and an empty w:rPr written before m:rPr inside m:r.
+      .replace(/<m:\w+ m:val="undefined"\/>/g, '')
+      .replace(/<w:rPr\/>/g, '');
     if (!omml.startsWith('<m:oMath')) throw new Error('the converter returned no m:oMath element');
     return ImportedXmlComponent.fromXmlString(display ? `<m:oMathPara>${omml}</m:oMathPara>` : omml) as unknown as ParagraphChild;
   } catch (err) {

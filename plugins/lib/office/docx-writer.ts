@@ -18,7 +18,7 @@ import type { Furniture, OfficeDocument, OfficeSection } from './model.js';
 import { DocxContext, twipsFromCm } from './docx-context.js';
 import { blocks, spacer } from './docx-blocks.js';
 import { docxNumbering, docxStyles } from './docx-styles.js';
-import { escapeXml } from './xml-text.js';
+import { escapeXml, xmlChars } from './xml-text.js';
 
 const ALIGN = { left: 'left', center: 'center', right: 'right' } as const;
 const VERTICAL = { top: VerticalAlignSection.TOP, center: VerticalAlignSection.CENTER, bottom: VerticalAlignSection.BOTTOM } as const;
@@ -27,7 +27,8 @@ const VERTICAL = { top: VerticalAlignSection.TOP, center: VerticalAlignSection.C
  * Writes the document as DOCX. Notes that do not stop the render (an equation that could not be
  * converted, …) are appended to `doc.warnings`.
  */
-export async function writeDocx(doc: OfficeDocument): Promise<Uint8Array> {
+export async function writeDocx(source: OfficeDocument): Promise<Uint8Array> {
+  const doc = xmlSafeCopy(source);
   const ctx = new DocxContext(doc);
   const sections = doc.sections.map((s, i) => section(ctx, s, i, doc.sections[i - 1]));
   if (!sections.length) sections.push(section(ctx, { kind: 'flow', id: null, newPage: true, columns: null, content: [] }, 0, undefined));
@@ -45,6 +46,21 @@ export async function writeDocx(doc: OfficeDocument): Promise<Uint8Array> {
   });
   const bytes = await Packer.toBuffer(file, false, [{ path: 'docProps/core.xml', data: coreProperties(doc) }]);
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * The model with every string stripped of what XML 1.0 cannot carry (docx drops C0 controls but writes
+ * U+FFFE/U+FFFF), so no user text can make a part malformed. Picture bytes are kept; `warnings` stays the
+ * caller's array, so that notes the writer adds reach it.
+ */
+function xmlSafeCopy(doc: OfficeDocument): OfficeDocument {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return xmlChars(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v instanceof Uint8Array || v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+  };
+  return { ...(walk({ ...doc, warnings: [] }) as OfficeDocument), warnings: doc.warnings };
 }
 
 function section(ctx: DocxContext, s: OfficeSection, index: number, previous: OfficeSection | undefined): ISectionOptions {
@@ -100,7 +116,8 @@ function furniture(doc: OfficeDocument): Pick<ISectionOptions, 'headers' | 'foot
   const group = <T>(f: Furniture | null, make: (children: Paragraph[]) => T, style: 'Header' | 'Footer') => {
     if (!f) return undefined;
     const body = () => make([furnitureParagraph(f, style)]);
-    return { default: body(), ...(titlePage ? { first: f.skipFirstPage ? make([]) : body() } : {}) };
+    // An empty first-page header still holds one empty paragraph: the schema wants block content in a header part.
+    return { default: body(), ...(titlePage ? { first: f.skipFirstPage ? make([new Paragraph({ style })]) : body() } : {}) };
   };
   return { headers: group(doc.header, (children) => new Header({ children }), 'Header'), footers: group(doc.footer, (children) => new Footer({ children }), 'Footer') };
 }
