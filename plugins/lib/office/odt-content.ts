@@ -1,7 +1,6 @@
 // content.xml of an ODT: the sections and blocks of the resolved document as native Writer structures
-// (headings with outline levels, lists, tables, frames, notes, fields, indexes), plus the pictures and
-// formula objects the package must carry beside it.
-import { createHash } from 'node:crypto';
+// (headings with outline levels, lists, tables, frames, notes, fields, indexes). The pictures and formula
+// objects the package carries beside it are collected by OdtFrames (odt-frames.ts).
 import { el, xmlDocument, type Xml, type XmlAttrs, type XmlChild } from './xml.js';
 import { NS, ODF_VERSION, SEQUENCES, cm, colour, odtText, type SequenceName } from './odt-common.js';
 import { AutoStyles, type ParagraphOverrides } from './odt-auto-styles.js';
@@ -9,19 +8,8 @@ import { fontName, MASTER, needsFirstPageMaster } from './odt-styles.js';
 import { writeTable } from './odt-tables.js';
 import { writeIndex } from './odt-indexes.js';
 import { pageSectionOffsetCm } from './odt-page-fit.js';
-import type { Block, Caption, FlowSection, OfficeDocument, OInline, Picture } from './model.js';
-
-export interface PackagedPicture {
-  path: string;
-  bytes: Uint8Array;
-  mimeType: string;
-}
-
-export interface PackagedFormula {
-  /** Folder of the embedded formula document ("Object 1"). */
-  dir: string;
-  mathml: string;
-}
+import { OdtFrames } from './odt-frames.js';
+import type { Block, Caption, FlowSection, OfficeDocument, OInline } from './model.js';
 
 /** What a page break, a master-page switch or an anchor waiting for the next paragraph needs. */
 interface Pending {
@@ -30,16 +18,12 @@ interface Pending {
   bookmarks: string[];
 }
 
-const EXT: Record<Picture['mimeType'], string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif' };
-
 export class OdtContentWriter {
   readonly auto = new AutoStyles();
-  readonly pictures = new Map<string, PackagedPicture>();
-  readonly formulas: PackagedFormula[] = [];
+  readonly frames: OdtFrames;
   #pending: Pending;
   #notes = 0;
   #tables = 0;
-  #frames = 0;
   #sectionCount = 0;
   #indexes = 0;
   #inNote = false;
@@ -50,6 +34,7 @@ export class OdtContentWriter {
     this.#pending = { breakBefore: false, masterPage: needsFirstPageMaster(doc) ? MASTER.first : null, bookmarks: [] };
     const m = doc.page.margins;
     this.#textWidthCm = Math.max(1, doc.page.widthCm - m.leftCm - m.rightCm);
+    this.frames = new OdtFrames(this.auto, doc.styles.fontSize);
   }
 
   contentXml(): string {
@@ -147,15 +132,15 @@ export class OdtContentWriter {
       }
       case 'image':
         return [
-          this.#para('text:p', 'Figure_20_Paragraph', { align: b.align, keepWithNext: b.caption !== null }, this.#imageFrame(b.picture)),
+          this.#para('text:p', 'Figure_20_Paragraph', { align: b.align, keepWithNext: b.caption !== null }, this.frames.image(b.picture)),
           b.caption ? this.#caption(b.caption, 'Figure') : null,
         ];
       case 'code':
         return [this.#code(b), b.caption ? this.#caption(b.caption, 'Listing') : null];
       case 'math':
-        if (!b.display) return this.#para('text:p', 'Text_20_body', {}, this.#formula(b.mathml, b.latex));
+        if (!b.display) return this.#para('text:p', 'Text_20_body', {}, this.frames.formula(b.mathml, b.latex));
         if (b.number !== undefined) return [this.#numberedFormula(b.mathml, b.latex, b.number, b.caption !== null), b.caption ? this.#caption(b.caption, 'Equation') : null];
-        return [this.#para('text:p', 'Formula_20_Paragraph', { keepWithNext: b.caption !== null }, this.#formula(b.mathml, b.latex)), b.caption ? this.#caption(b.caption, 'Equation') : null];
+        return [this.#para('text:p', 'Formula_20_Paragraph', { keepWithNext: b.caption !== null }, this.frames.formula(b.mathml, b.latex)), b.caption ? this.#caption(b.caption, 'Equation') : null];
       case 'quote':
         return [
           this.#para('text:p', 'Quotations', { align: b.align }, this.#inl(b.c)),
@@ -194,7 +179,7 @@ export class OdtContentWriter {
   #numberedFormula(mathml: string, latex: string, number: number, keepWithNext: boolean): Xml {
     const width = this.#textWidthCm;
     const tabStops = [{ positionCm: width / 2, type: 'center' as const }, { positionCm: width, type: 'right' as const }];
-    return this.#para('text:p', 'Formula_20_Paragraph', { align: 'left', keepWithNext, tabStops }, [el('text:tab'), this.#formula(mathml, latex), el('text:tab'), `(${number})`]);
+    return this.#para('text:p', 'Formula_20_Paragraph', { align: 'left', keepWithNext, tabStops }, [el('text:tab'), this.frames.formula(mathml, latex), el('text:tab'), `(${number})`]);
   }
 
   /** An almost invisible paragraph holding what is pending, when no paragraph of the content can. */
@@ -248,38 +233,6 @@ export class OdtContentWriter {
     return this.#para('text:p', 'Caption', {}, [odtText(`${cap.label} `), number, cap.c.length ? [odtText(cap.separator ?? ': '), this.#inl(cap.c)] : null]);
   }
 
-  #imageFrame(pic: Picture): Xml {
-    const hash = createHash('sha1').update(pic.bytes).digest('hex').slice(0, 20);
-    const path = `Pictures/${hash}.${EXT[pic.mimeType]}`;
-    if (!this.pictures.has(path)) this.pictures.set(path, { path, bytes: pic.bytes, mimeType: pic.mimeType });
-    const n = ++this.#frames;
-    const style = this.auto.style('graphic', 'fr', { 'style:parent-style-name': 'Graphics' }, el('style:graphic-properties', { 'style:vertical-pos': 'top', 'style:vertical-rel': 'baseline', 'fo:border': 'none', 'style:mirror': 'none' }));
-    return el(
-      'draw:frame',
-      { 'draw:style-name': style, 'draw:name': `Image${n}`, 'text:anchor-type': 'as-char', 'svg:width': cm(pic.widthCm), 'svg:height': cm(pic.heightCm), 'draw:z-index': 0 },
-      el('draw:image', { 'xlink:href': path, 'xlink:type': 'simple', 'xlink:show': 'embed', 'xlink:actuate': 'onLoad', 'draw:mime-type': pic.mimeType }),
-      pic.alt ? [el('svg:title', null, pic.alt), el('svg:desc', null, pic.alt)] : null,
-    );
-  }
-
-  /**
-   * An embedded formula object ("Object N/content.xml" holds the MathML). Writer with its Math module
-   * sizes the frame from the formula; the estimated size keeps the line sane in readers without it.
-   */
-  #formula(mathml: string, latex: string): Xml {
-    const n = this.formulas.length + 1;
-    const dir = `Object ${n}`;
-    this.formulas.push({ dir, mathml });
-    const style = this.auto.style('graphic', 'fr', { 'style:parent-style-name': 'Formula' }, el('style:graphic-properties', { 'style:vertical-pos': 'middle', 'style:vertical-rel': 'text' }));
-    const size = formulaSizeCm(mathml, this.doc.styles.fontSize);
-    return el(
-      'draw:frame',
-      { 'draw:style-name': style, 'draw:name': `Formula${n}`, 'text:anchor-type': 'as-char', 'svg:width': cm(size.width), 'svg:height': cm(size.height), 'draw:z-index': 0 },
-      el('draw:object', { 'xlink:href': `./${dir}`, 'xlink:type': 'simple', 'xlink:show': 'embed', 'xlink:actuate': 'onLoad' }),
-      latex ? el('svg:desc', null, latex) : null,
-    );
-  }
-
   #inl(nodes: OInline[]): XmlChild[] {
     return nodes.map((n) => this.#inline(n));
   }
@@ -319,7 +272,7 @@ export class OdtContentWriter {
         );
       }
       case 'math':
-        return this.#formula(n.mathml, n.latex);
+        return this.frames.formula(n.mathml, n.latex);
       case 'cite':
         return this.#inl(n.c);
       case 'br':
@@ -328,10 +281,3 @@ export class OdtContentWriter {
   }
 }
 
-/** A formula's size estimated from its MathML: characters at 0.6 em, taller when something is stacked (fractions, limits). */
-function formulaSizeCm(mathml: string, fontPt: number): { width: number; height: number } {
-  const visible = mathml.replace(/<annotation[\s\S]*?<\/annotation(-xml)?>/g, '').replace(/<[^>]*>/g, '').replace(/&[^;]+;/g, 'x').replace(/\s+/g, '');
-  const stacked = /<(mfrac|munderover|munder|mover|mtable)\b/.test(mathml);
-  const em = (fontPt * 2.54) / 72;
-  return { width: Math.max(0.3, visible.length * 0.6 * em), height: (stacked ? 2.4 : 1.3) * em };
-}

@@ -22,8 +22,8 @@ export async function writeOdt(doc: OfficeDocument): Promise<Uint8Array> {
   zip.file('content.xml', content, opts);
   zip.file('styles.xml', styles, opts);
   zip.file('meta.xml', metaXml(doc), opts);
-  for (const p of body.pictures.values()) zip.file(p.path, p.bytes, { ...opts, compression: 'STORE' }); // already compressed
-  for (const f of body.formulas) zip.file(`${f.dir}/content.xml`, xmlDocument(trusted(f.mathml)), opts);
+  for (const p of body.frames.pictures.values()) zip.file(p.path, p.bytes, { ...opts, compression: 'STORE' }); // already compressed
+  for (const f of body.frames.formulas) zip.file(`${f.dir}/content.xml`, xmlDocument(trusted(f.mathml)), opts);
   zip.file('META-INF/manifest.xml', manifestXml(body), opts);
   return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE', compressionOptions: { level: 6 } });
 }
@@ -39,8 +39,8 @@ function manifestXml(body: OdtContentWriter): string {
       entry('content.xml', 'text/xml'),
       entry('styles.xml', 'text/xml'),
       entry('meta.xml', 'text/xml'),
-      [...body.pictures.values()].map((p) => entry(p.path, p.mimeType)),
-      body.formulas.map((f) => [entry(`${f.dir}/`, FORMULA_MIME, true), entry(`${f.dir}/content.xml`, 'text/xml')]),
+      [...body.frames.pictures.values()].map((p) => entry(p.path, p.mimeType)),
+      body.frames.formulas.map((f) => [entry(`${f.dir}/`, FORMULA_MIME, true), entry(`${f.dir}/content.xml`, 'text/xml')]),
     ),
   );
 }
