@@ -19,8 +19,9 @@ export default definePlugin({
       },
     ],
     requires: [],
-    // Pure JavaScript (no native engine keeping memory), so threads need no recycling.
-    pool: { maxThreads: 2, maxQueue: 64, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 2000 },
+    // Typst draws the pictures of equations and keeps native memory per distinct formula until its thread
+    // exits, so threads are replaced after `recycleAfter` renders (as render-pdf's).
+    pool: { maxThreads: 2, maxQueue: 64, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 2000, recycleAfter: 500 },
     errors: {
       INVALID_DOCUMENT: 'The document cannot be rendered as given (a field names what to change).',
       RENDER_FAILED: 'The ODT could not be written; the message says why.',

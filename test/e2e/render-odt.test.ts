@@ -237,6 +237,12 @@ test('math is embedded MathML formula objects: inline math in its sentence, the 
   for (const f of d.formulas) {
     assert.is(f.root, '{http://www.w3.org/1998/Math/MathML}math', `${f.dir}content.xml holds a MathML math element`);
     assert.is(d.manifest[f.dir], 'application/vnd.oasis.opendocument.formula');
+    // A picture of the formula (drawn by Typst) for readers without a MathML renderer, sized as the frame.
+    assert.equal([f.replacement?.type, f.replacement?.root], ['image/svg+xml', '{http://www.w3.org/2000/svg}svg'], JSON.stringify(f));
+    const frame = d.objects.find((o: Json) => o.href === `./${f.dir.replace(/\/$/, '')}`);
+    assert.equal(frame.replacement, [`./${f.replacement.path}`]);
+    const widthCm = (Number(/^([\d.]+)pt$/.exec(f.replacement.width)![1]) * 2.54) / 72;
+    assert.ok(Math.abs(cmOf(frame.width) - widthCm) < 0.01, `frame ${frame.width} vs picture ${f.replacement.width}`);
   }
   const inline = d.objects.find((o: Json) => o.desc[0] === 'x^2 + y^2');
   assert.ok(inline, JSON.stringify(d.objects));

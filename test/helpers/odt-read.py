@@ -113,14 +113,15 @@ def main(path):
         title = texts(f.getElementsByType(svg.Title))
         desc = texts(f.getElementsByType(svg.Desc))
         for i in f.getElementsByType(draw.Image):
-            images.append({**size, 'href': attr(i, XLINKNS, 'href'), 'title': title, 'desc': desc})
+            if not f.getElementsByType(draw.Object):  # a formula's picture is reported with its object
+                images.append({**size, 'href': attr(i, XLINKNS, 'href'), 'title': title, 'desc': desc})
         for o in f.getElementsByType(draw.Object):
             paragraph = f.parentNode
             p_style = styles.get(attr(paragraph, TEXTNS, 'style-name'), {})
             align = p_style.get('props', {}).get('text-align')
             parent = styles.get(p_style.get('parent'), {}) if p_style.get('parent') else {}
             tabs = [attr(t, STYLENS, 'type') for t in p_style['element'].getElementsByType(style.TabStop)] if p_style else []
-            objects.append({**size, 'href': attr(o, XLINKNS, 'href'), 'desc': desc, 'paragraphText': teletype.extractText(paragraph), 'align': align or parent.get('props', {}).get('text-align'), 'tabs': ','.join(tabs)})
+            objects.append({**size, 'href': attr(o, XLINKNS, 'href'), 'replacement': [attr(i, XLINKNS, 'href') for i in f.getElementsByType(draw.Image)], 'desc': desc, 'paragraphText': teletype.extractText(paragraph), 'align': align or parent.get('props', {}).get('text-align'), 'tabs': ','.join(tabs)})
 
     notes = [{'citation': teletype.extractText(n.getElementsByType(text.NoteCitation)[0]), 'class': attr(n, TEXTNS, 'note-class'), 'body': teletype.extractText(n.getElementsByType(text.NoteBody)[0])} for n in body.getElementsByType(text.Note)]
 
@@ -218,7 +219,12 @@ def main(path):
         for full, media in entries.items():
             if media == 'application/vnd.oasis.opendocument.formula':
                 root = ET.fromstring(z.read(full + 'content.xml'))
-                formulas.append({'dir': full, 'root': root.tag, 'elements': sorted({e.tag.replace(MATHML, '') for e in root.iter()}), 'text': ''.join(root.itertext())})
+                replacement = None
+                picture = 'ObjectReplacements/' + full.rstrip('/')
+                if picture in entries:
+                    picture_root = ET.fromstring(z.read(picture))
+                    replacement = {'path': picture, 'type': entries[picture], 'root': picture_root.tag, 'width': picture_root.get('width'), 'height': picture_root.get('height')}
+                formulas.append({'dir': full, 'root': root.tag, 'elements': sorted({e.tag.replace(MATHML, '') for e in root.iter()}), 'text': ''.join(root.itertext()), 'replacement': replacement})
         for n in names:
             if n.endswith('.xml'):
                 ET.fromstring(z.read(n))  # every XML part parses

@@ -138,9 +138,9 @@ export class OdtContentWriter {
       case 'code':
         return [this.#code(b), b.caption ? this.#caption(b.caption, 'Listing') : null];
       case 'math':
-        if (!b.display) return this.#para('text:p', 'Text_20_body', {}, this.frames.formula(b.mathml, b.latex));
+        if (!b.display) return this.#para('text:p', 'Text_20_body', {}, this.frames.formula(b.mathml, b.latex, false));
         if (b.number !== undefined) return [this.#numberedFormula(b.mathml, b.latex, b.number, b.caption !== null), b.caption ? this.#caption(b.caption, 'Equation') : null];
-        return [this.#para('text:p', 'Formula_20_Paragraph', { keepWithNext: b.caption !== null }, this.frames.formula(b.mathml, b.latex)), b.caption ? this.#caption(b.caption, 'Equation') : null];
+        return [this.#para('text:p', 'Formula_20_Paragraph', { keepWithNext: b.caption !== null }, this.frames.formula(b.mathml, b.latex, true)), b.caption ? this.#caption(b.caption, 'Equation') : null];
       case 'quote':
         return [
           this.#para('text:p', 'Quotations', { align: b.align }, this.#inl(b.c)),
@@ -179,7 +179,7 @@ export class OdtContentWriter {
   #numberedFormula(mathml: string, latex: string, number: number, keepWithNext: boolean): Xml {
     const width = this.#textWidthCm;
     const tabStops = [{ positionCm: width / 2, type: 'center' as const }, { positionCm: width, type: 'right' as const }];
-    return this.#para('text:p', 'Formula_20_Paragraph', { align: 'left', keepWithNext, tabStops }, [el('text:tab'), this.frames.formula(mathml, latex), el('text:tab'), `(${number})`]);
+    return this.#para('text:p', 'Formula_20_Paragraph', { align: 'left', keepWithNext, tabStops }, [el('text:tab'), this.frames.formula(mathml, latex, true), el('text:tab'), `(${number})`]);
   }
 
   /** An almost invisible paragraph holding what is pending, when no paragraph of the content can. */
@@ -272,7 +272,7 @@ export class OdtContentWriter {
         );
       }
       case 'math':
-        return this.frames.formula(n.mathml, n.latex);
+        return this.frames.formula(n.mathml, n.latex, false);
       case 'cite':
         return this.#inl(n.c);
       case 'br':

@@ -1,9 +1,10 @@
 // The frames of an ODT body: pictures (stored under Pictures/ by content hash) and embedded MathML formula
-// objects (Object N/), with what the package writer needs to store them.
+// objects (Object N/, with a picture in ObjectReplacements/), with what the package writer needs to store them.
 import { createHash } from 'node:crypto';
 import { el, type Xml } from './xml.js';
 import { cm } from './odt-common.js';
 import type { AutoStyles } from './odt-auto-styles.js';
+import { formulaPreview } from './formula-preview.js';
 import type { Picture } from './model.js';
 
 export interface PackagedPicture {
@@ -16,6 +17,8 @@ export interface PackagedFormula {
   /** Folder of the embedded formula document ("Object 1"). */
   dir: string;
   mathml: string;
+  /** SVG picture of the formula, stored at replacementPath(dir); null when Typst could not draw it. */
+  replacement: string | null;
 }
 
 const EXT: Record<Picture['mimeType'], string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif' };
@@ -47,22 +50,31 @@ export class OdtFrames {
   }
 
   /**
-   * An embedded formula object ("Object N/content.xml" holds the MathML). Writer with its Math module
-   * sizes the frame from the formula; the estimated size keeps the line sane in readers without it.
+   * An embedded formula object: "Object N/content.xml" holds the MathML, "ObjectReplacements/Object N" a
+   * picture of it drawn by Typst (formula-preview.ts), which readers without a MathML renderer show. The
+   * frame has the picture's size; Writer's Math module resizes it to its own rendering. When Typst cannot
+   * draw the formula, the object has no picture and an estimated size.
    */
-  formula(mathml: string, latex: string): Xml {
+  formula(mathml: string, latex: string, display: boolean): Xml {
     const n = this.formulas.length + 1;
     const dir = `Object ${n}`;
-    this.formulas.push({ dir, mathml });
+    const preview = latex ? formulaPreview(latex, display, this.fontPt) : null;
+    this.formulas.push({ dir, mathml, replacement: preview?.svg ?? null });
     const style = this.auto.style('graphic', 'fr', { 'style:parent-style-name': 'Formula' }, el('style:graphic-properties', { 'style:vertical-pos': 'middle', 'style:vertical-rel': 'text' }));
-    const size = formulaSizeCm(mathml, this.fontPt);
+    const size = preview ? { width: (preview.widthPt * 2.54) / 72, height: (preview.heightPt * 2.54) / 72 } : formulaSizeCm(mathml, this.fontPt);
     return el(
       'draw:frame',
       { 'draw:style-name': style, 'draw:name': `Formula${n}`, 'text:anchor-type': 'as-char', 'svg:width': cm(size.width), 'svg:height': cm(size.height), 'draw:z-index': 0 },
       el('draw:object', { 'xlink:href': `./${dir}`, 'xlink:type': 'simple', 'xlink:show': 'embed', 'xlink:actuate': 'onLoad' }),
+      preview ? el('draw:image', { 'xlink:href': `./${replacementPath(dir)}`, 'xlink:type': 'simple', 'xlink:show': 'embed', 'xlink:actuate': 'onLoad' }) : null,
       latex ? el('svg:desc', null, latex) : null,
     );
   }
+}
+
+/** Where the package keeps a formula object's picture. */
+export function replacementPath(dir: string): string {
+  return `ObjectReplacements/${dir}`;
 }
 
 /** A formula's size estimated from its MathML: characters at 0.6 em, taller when something is stacked (fractions, limits). */

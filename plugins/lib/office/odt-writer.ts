@@ -4,6 +4,7 @@ import JSZip from 'jszip';
 import { el, trusted, xmlDocument, type Xml } from './xml.js';
 import { NS, ODF_VERSION, ODT_MIME, languageAttrs } from './odt-common.js';
 import { OdtContentWriter } from './odt-content.js';
+import { replacementPath } from './odt-frames.js';
 import { stylesXml } from './odt-styles.js';
 import type { OfficeDocument } from './model.js';
 
@@ -23,7 +24,10 @@ export async function writeOdt(doc: OfficeDocument): Promise<Uint8Array> {
   zip.file('styles.xml', styles, opts);
   zip.file('meta.xml', metaXml(doc), opts);
   for (const p of body.frames.pictures.values()) zip.file(p.path, p.bytes, { ...opts, compression: 'STORE' }); // already compressed
-  for (const f of body.frames.formulas) zip.file(`${f.dir}/content.xml`, xmlDocument(trusted(f.mathml)), opts);
+  for (const f of body.frames.formulas) {
+    zip.file(`${f.dir}/content.xml`, xmlDocument(trusted(f.mathml)), opts);
+    if (f.replacement) zip.file(replacementPath(f.dir), f.replacement, opts);
+  }
   zip.file('META-INF/manifest.xml', manifestXml(body), opts);
   return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE', compressionOptions: { level: 6 } });
 }
@@ -40,7 +44,11 @@ function manifestXml(body: OdtContentWriter): string {
       entry('styles.xml', 'text/xml'),
       entry('meta.xml', 'text/xml'),
       [...body.frames.pictures.values()].map((p) => entry(p.path, p.mimeType)),
-      body.frames.formulas.map((f) => [entry(`${f.dir}/`, FORMULA_MIME, true), entry(`${f.dir}/content.xml`, 'text/xml')]),
+      body.frames.formulas.map((f) => [
+        entry(`${f.dir}/`, FORMULA_MIME, true),
+        entry(`${f.dir}/content.xml`, 'text/xml'),
+        f.replacement ? entry(replacementPath(f.dir), 'image/svg+xml') : null,
+      ]),
     ),
   );
 }
