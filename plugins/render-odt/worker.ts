@@ -8,9 +8,9 @@ import { ODT_MIME } from '../lib/office/odt-common.js';
 import type { RenderOdtParams, RenderOdtResult } from './contract.js';
 
 // A new thread loads what the first document would otherwise pay for (fonts, CSL engines, grammars, the
-// writer's code paths and jszip) while it is still idle; a failed warm-up only means a slower first job, which reports any real problem.
+// writer's code paths, jszip and the Typst compiler that draws equations) while it is still idle; a failed warm-up only means a slower first job, which reports any real problem.
 setImmediate(() => {
-  const tiny = { document: { type: 'odt' as const }, sections: [{ type: 'flow' as const, content: [{ type: 'h1' as const, text: 'Warm-up' }, { type: 'table' as const, rows: [['a']] }] }] };
+  const tiny = { document: { type: 'odt' as const }, sections: [{ type: 'flow' as const, content: [{ type: 'h1' as const, text: 'Warm-up' }, { type: 'table' as const, rows: [['a']] }, { type: 'math' as const, latex: 'x^2' }] }] };
   warmUpResolver()
     .then(() => resolveDocument(tiny, new Map(), { createdAt: new Date(0).toISOString() }))
     .then((office) => writeOdt(office))
