@@ -13,6 +13,7 @@ import { serializeMarkdown } from '../contracts/markdown/index.js';
 import type { DocumentJson } from '../contracts/document-json.js';
 import type { WorkerInput, WorkerOutput } from '../kernel/plugin-api.js';
 import { renderDocx } from '../plugins/render-docx/worker.js';
+import { renderOdt } from '../plugins/render-odt/worker.js';
 import { reportDocument } from '../test/fixtures/documents.js';
 import { fmt, percentile, table } from './stats.js';
 
@@ -22,7 +23,10 @@ interface OfficeTarget {
   render: (input: WorkerInput<{ document: Record<string, unknown>; pdfProfile: 'standard'; createdAt: string }>) => Promise<WorkerOutput>;
 }
 
-const TARGETS: OfficeTarget[] = [{ type: 'docx', render: renderDocx }];
+const TARGETS: OfficeTarget[] = [
+  { type: 'docx', render: renderDocx },
+  { type: 'odt', render: renderOdt },
+];
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '20' }, 'pandoc-runs': { type: 'string', default: '10' }, warmup: { type: 'string', default: '3' } } });
 const RUNS = Number(values.runs);

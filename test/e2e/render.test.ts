@@ -18,7 +18,7 @@ const RENDER = '/api/v1/dev/render';
 const CM = 72 / 2.54;
 
 // `prod` keeps the default outbound policy and holds two organizations; `dev` allows private targets so that
-// loopback webhook receivers and image servers can be reached. startServer turns the rate limit off (polling).
+// loopback webhook receivers and image servers can be reached, and has render-odt disabled. startServer turns the rate limit off (polling).
 const prodDir = tempDir();
 let prod: RunningServer;
 let dev: RunningServer;
@@ -38,7 +38,7 @@ test.before(async () => {
     assert.is(key.code, 0, key.stderr);
     return { server: await startServer({ dataDir: prodDir }), otherKey: key.json.key as string };
   };
-  const [p, d, png] = await Promise.all([prepareProd(), startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true' } }), redSquarePng()]);
+  const [p, d, png] = await Promise.all([prepareProd(), startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true' }, config: { plugins: { 'render-odt': { enabled: false } } } }), redSquarePng()]);
   prod = p.server;
   dev = d;
   redPng = png;
@@ -578,17 +578,14 @@ test('rejects the same references with 400 under ?strict=true, and an unreadable
   assert.is(maybe.body.errors[0].path, 'query.strict');
 });
 
-test('answers 400 at config.document.type for ODT, which is not available yet', async () => {
-  const before = await balance(api);
-  for (const type of ['odt']) {
-    const r = await api.post(RENDER, { config: doc([{ type: 'text', text: 'x' }], { type }) });
-    assert.is(r.status, 400, type);
-    assert.is(r.body.code, 'VALIDATION_FAILED');
-    assert.equal(codes(r), ['UNSUPPORTED_TARGET']);
-    assert.is(r.body.errors[0].path, 'config.document.type');
-    assert.match(r.body.errors[0].message, 'use pdf');
-  }
-  assert.is((await balance(api)).reserved, before.reserved, 'no job was admitted');
+test('a target the operator disabled answers 404 PLUGIN_DISABLED naming its plugin, and admits no job', async () => {
+  // The dev server runs with render-odt disabled (test.before); pdf, docx and odt are all installed.
+  const before = await balance(devApi);
+  const r = await devApi.post(RENDER, { config: doc([{ type: 'text', text: 'x' }], { type: 'odt' }) });
+  assert.is(r.status, 404, r.bytes.toString());
+  assert.is(r.body.code, 'PLUGIN_DISABLED');
+  assert.match(r.body.detail, 'render-odt');
+  assert.is((await balance(devApi)).reserved, before.reserved, 'no job was admitted');
 });
 
 test('fails a render that holds a blockRef with a message naming its path', async () => {
