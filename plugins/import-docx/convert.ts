@@ -237,7 +237,7 @@ export class BodyConverter {
           continue;
         }
         this.#where = `${tableWhere} row ${r + 1} cell ${c + 1}`;
-        const cell = { text: this.#cellText(tc), colspan: span, rowspan: 1 };
+        const cell = { text: this.#cellText(tc, header), colspan: span, rowspan: 1 };
         cells.push(cell);
         for (let k = col; k < col + span; k++) open[k] = mergeKind === 'restart' ? cell : null;
         col += span;
@@ -262,8 +262,8 @@ export class BodyConverter {
     this.#push(table);
   }
 
-  /** A cell's paragraphs as one line; nested tables become text, images are left out. */
-  #cellText(tc: XmlElement): string {
+  /** A cell's paragraphs as one line; nested tables become text, images are left out. Header cells shown all bold lose that bold: header rows are bold anyway. */
+  #cellText(tc: XmlElement, header: boolean): string {
     const nodes: Inline[] = [];
     const wasInTable = this.ctx.inTable;
     this.ctx.inTable = true;
@@ -287,6 +287,8 @@ export class BodyConverter {
     };
     add(tc);
     this.ctx.inTable = wasInTable;
+    const shown = nodes.filter((n) => !(n.t === 'text' && !n.v.trim()));
+    if (header && shown.length === 1 && shown[0]!.t === 'strong') return this.#markup(shown[0]!.c, L.cellLength, true);
     return this.#markup(nodes, L.cellLength, true);
   }
 
