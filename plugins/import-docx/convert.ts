@@ -77,13 +77,14 @@ export class BodyConverter {
     const outline = kid(pPr, 'w:outlineLvl')?.attrs['w:val'];
     const level = outline !== undefined && Number(outline) < 9 ? Math.min(6, Number(outline) + 1) : this.ctx.styles.headingLevel(styleId);
     const numPr = kid(pPr, 'w:numPr');
-    const direct = numPr ? { numId: kid(numPr, 'w:numId')?.attrs['w:val'] ?? '0', ilvl: Number(kid(numPr, 'w:ilvl')?.attrs['w:val'] ?? 0) } : undefined;
+    const directLevel = Number(kid(numPr, 'w:ilvl')?.attrs['w:val'] ?? 0);
+    const direct = numPr ? { numId: kid(numPr, 'w:numId')?.attrs['w:val'] ?? '0', ilvl: directLevel, formatLevel: directLevel } : undefined;
     const numbering = direct ?? this.ctx.styles.numbering(styleId);
     const inline = pieces.flatMap((x) => (x.k === 'inline' ? [x.node] : []));
     this.counts.footnotes += countFootnotes(inline);
 
     if (numbering && numbering.numId !== '0' && level === undefined) {
-      this.#listItem(numbering.numId, numbering.ilvl, inline);
+      this.#listItem(numbering.numId, numbering.ilvl, numbering.formatLevel, inline);
       this.#blocks(pieces.filter((x) => x.k !== 'inline'));
       return;
     }
@@ -162,8 +163,8 @@ export class BodyConverter {
 
   // ------------------------------------------------------------------ lists
 
-  #listItem(numId: string, ilvl: number, nodes: Inline[]): void {
-    const kind = this.ctx.numbering.level(numId, ilvl);
+  #listItem(numId: string, ilvl: number, formatLevel: number, nodes: Inline[]): void {
+    const kind = this.ctx.numbering.level(numId, formatLevel);
     if (!this.#list || (ilvl === 0 && this.#list.numId !== numId)) {
       this.#closeList();
       const top = this.ctx.numbering.level(numId, 0);

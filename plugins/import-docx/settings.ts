@@ -2,7 +2,6 @@
 import type { DocumentSettings, HeaderFooter } from '../../contracts/document-json.js';
 import { DOCUMENT_LIMITS, PAGE_SIZES } from '../../contracts/document-json.js';
 import type { Inline } from '../../contracts/inline-markup.js';
-import { toMarkup } from '../../contracts/markdown/json-markup.js';
 import { isElement, kid, kids, textContent, type XmlElement } from '../lib/office-package/xml.js';
 import type { DocxPackage } from './package.js';
 import type { ImportReport } from './report.js';
@@ -65,14 +64,16 @@ export function headerFooter(pkg: DocxPackage, sectPr: XmlElement | undefined, k
     if (line.length && nodes.length) nodes.push({ t: 'text', v: ' ' });
     nodes.push(...line);
   }
-  let { markup } = toMarkup(nodes, { singleLine: true });
-  if (!markup.trim()) return undefined;
-  if (markup.length > DOCUMENT_LIMITS.headerFooterLength) {
+  // Header and footer text is plain text, not inline markup: only {{page}}, {{pages}} and variables are
+  // read in it (render-input's furnitureParts), so Word's text goes in as it is, on one line.
+  let text = nodes.map((n) => (n.t === 'var' ? `{{${n.name}}}` : n.t === 'text' ? n.v : '')).join('').replace(/\s+/g, ' ').trim();
+  if (!text) return undefined;
+  if (text.length > DOCUMENT_LIMITS.headerFooterLength) {
     report.warn('TEXT_TRUNCATED', rel.target, `The ${kind} text was cut to ${DOCUMENT_LIMITS.headerFooterLength} characters.`);
-    markup = toMarkup([{ t: 'text', v: textContent(part).slice(0, DOCUMENT_LIMITS.headerFooterLength / 2) }], { singleLine: true }).markup;
+    text = text.slice(0, DOCUMENT_LIMITS.headerFooterLength);
   }
   const jc = kid(kid(kids(part, 'w:p')[0], 'w:pPr'), 'w:jc')?.attrs['w:val'];
-  return { text: markup, ...(jc === 'center' ? { align: 'center' as const } : jc === 'right' || jc === 'end' ? { align: 'right' as const } : {}) };
+  return { text, ...(jc === 'center' ? { align: 'center' as const } : jc === 'right' || jc === 'end' ? { align: 'right' as const } : {}) };
 }
 
 /** The text of a header paragraph with page-number fields as variables (simple and complex fields). */

@@ -64,9 +64,19 @@ export class Styles {
     return undefined;
   }
 
-  /** The list numbering a paragraph style carries (List Bullet, List Number, …). */
-  numbering(styleId: string | undefined): { numId: string; ilvl: number } | undefined {
-    for (const s of this.#chain(styleId)) if (s.numId) return { numId: s.numId, ilvl: s.ilvl ?? 0 };
+  /**
+   * The list numbering a paragraph style carries (List Bullet, List Number, …). Word's built-in "List Bullet 2"
+   * … "List Number 5" each have a numbering of their own at level 0, indented deeper: their number is the
+   * nesting level, while `formatLevel` stays the level of their own numbering definition.
+   */
+  numbering(styleId: string | undefined): { numId: string; ilvl: number; formatLevel: number } | undefined {
+    const chain = this.#chain(styleId);
+    for (const s of chain) {
+      if (!s.numId) continue;
+      const ilvl = s.ilvl ?? 0;
+      const builtin = /^list (?:bullet|number)\s*([2-9])$/i.exec(chain[0]!.name);
+      return { numId: s.numId, ilvl: ilvl === 0 && builtin ? Number(builtin[1]) - 1 : ilvl, formatLevel: ilvl };
+    }
     return undefined;
   }
 

@@ -143,6 +143,69 @@ test('imports a DOCX made by LibreOffice: headings, emphasis, link, escaped lite
   }
 });
 
+// ---------------------------------------------------------------- python-docx fixture (Word's built-in styles)
+
+/** python-docx (its Word template: Heading n, List Bullet/List Bullet 2/List Number styles) writes a DOCX. */
+async function pythonDocx(): Promise<Buffer> {
+  const work = await mkdtemp(path.join(os.tmpdir(), 'quire-import-pd-'));
+  const script = `
+import sys, docx
+from docx.shared import Cm
+from docx.oxml import OxmlElement
+d = docx.Document()
+d.core_properties.title = 'Python Docx Fixture'
+d.core_properties.author = 'Grace Builder'
+s = d.sections[0]
+s.page_width, s.page_height = Cm(21.59), Cm(27.94)
+s.top_margin = s.bottom_margin = Cm(2); s.left_margin = Cm(2.5); s.right_margin = Cm(1.5)
+s.header.paragraphs[0].text = 'Fixture header {{not a variable}}'
+d.add_heading('Chapter One', level=1)
+d.add_heading('Section Three Deep', level=3)
+p = d.add_paragraph('Start ')
+p.add_run('bold').bold = True
+p.add_run(' and ')
+p.add_run('italic').italic = True
+p.add_run(' end.')
+d.add_paragraph('Bullet top', style='List Bullet')
+d.add_paragraph('Bullet nested', style='List Bullet 2')
+d.add_paragraph('Number one', style='List Number')
+d.add_paragraph('Number two', style='List Number')
+t = d.add_table(rows=3, cols=3)
+for i, h in enumerate(['H1', 'H2', 'H3']): t.cell(0, i).text = h
+t.cell(1, 0).merge(t.cell(1, 1)).text = 'Wide'
+t.cell(1, 2).merge(t.cell(2, 2)).text = 'Tall'
+t.cell(2, 0).text = 'a'; t.cell(2, 1).text = 'b'
+t.rows[0]._tr.get_or_add_trPr().append(OxmlElement('w:tblHeader'))
+d.save(sys.argv[1])
+`;
+  try {
+    await writeFile(path.join(work, 'make.py'), script);
+    await run('/usr/bin/python3', [path.join(work, 'make.py'), path.join(work, 'fixture.docx')], { timeout: 60_000 });
+    return await readFile(path.join(work, 'fixture.docx'));
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+test('imports a DOCX written by python-docx: Word heading and list styles, merged cells, Letter page, header', async () => {
+  const { document, report } = await imported(await pythonDocx(), 'python.docx');
+  assert.equal(
+    { title: document.document.title, author: document.document.author, size: document.document.size, orientation: document.document.orientation },
+    { title: 'Python Docx Fixture', author: 'Grace Builder', size: 'Letter', orientation: 'portrait' },
+  );
+  assert.equal([document.document.marginTop, document.document.marginRight, document.document.marginBottom, document.document.marginLeft], [2, 1.5, 2, 2.5]);
+  assert.is(document.defaults.header.text, 'Fixture header {{not a variable}}', 'header text is plain text: only {{page}}, {{pages}} and defined variables are read in it');
+  const els = content(document);
+  assert.equal(els.map((e) => e.type), ['h1', 'h3', 'text', 'list', 'list', 'table']);
+  assert.is(els[2].text, 'Start **bold** and *italic* end.');
+  assert.equal(els[3].items, [{ text: 'Bullet top', items: ['Bullet nested'] }], 'List Bullet 2 nests under List Bullet');
+  assert.equal([els[4].ordered, els[4].items], [true, ['Number one', 'Number two']]);
+  assert.equal(els[5].rows, [{ cells: ['H1', 'H2', 'H3'], header: true }, [{ text: 'Wide', colspan: 2 }, { text: 'Tall', rowspan: 2 }], ['a', 'b']]);
+  assert.is(report.score, 100);
+  const text = (await pdfPageTexts(await render(document))).join(' ');
+  for (const s of ['Chapter One', 'Section Three Deep', 'Bullet nested', 'Number two', 'Wide', 'Tall', 'Fixture header {{not a variable}}']) assert.ok(text.includes(s), `PDF text lacks "${s}": ${text}`);
+});
+
 // ---------------------------------------------------------------- round trip through Quire's DOCX target
 
 test('round trip: a document rendered to DOCX by Quire imports back to the same structure', async () => {
