@@ -74,14 +74,14 @@ function content(doc: Json): any[] {
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
 
 /** A minimal DOCX package written entry by entry, for Word features and hostile shapes no converter writes. */
-async function handMadeDocx(bodyXml: string, extra: Record<string, string | Uint8Array> = {}, documentRels = ''): Promise<Buffer> {
+async function handMadeDocx(bodyXml: string, extra: Record<string, string | Uint8Array> = {}, documentRels = '', compression: 'DEFLATE' | 'STORE' = 'DEFLATE'): Promise<Buffer> {
   const zip = new JSZip();
   zip.file('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Default Extension="png" ContentType="image/png"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
   zip.file('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
   zip.file('word/_rels/document.xml.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${documentRels}</Relationships>`);
   zip.file('word/document.xml', bodyXml.startsWith('<?xml') || bodyXml.startsWith('<!') ? bodyXml : `<?xml version="1.0" encoding="UTF-8"?><w:document ${W}><w:body>${bodyXml}</w:body></w:document>`);
   for (const [name, data] of Object.entries(extra)) zip.file(name, data);
-  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+  return zip.generateAsync({ type: 'nodebuffer', compression });
 }
 
 async function credits(): Promise<number> {
@@ -343,6 +343,17 @@ test('refuses a DTD entity bomb (billion laughs) with 422 DOCX_INVALID', async (
   assert.is(r.status, 422, JSON.stringify(r.body));
   assert.is(r.body.errors[0].code, 'DOCX_INVALID');
   assert.match(r.body.detail, /DTD/);
+});
+
+test('refuses XML nested 200,000 elements deep with 422 DOCX_INVALID (no stack overflow), and still serves', async () => {
+  const n = 200_000;
+  const deep = await handMadeDocx(`${'<w:sdt><w:sdtContent>'.repeat(n)}<w:p/>${'</w:sdtContent></w:sdt>'.repeat(n)}`, {}, '', 'STORE');
+  const r = await importFile(deep, 'deep.docx');
+  assert.is(r.status, 422, JSON.stringify(r.body));
+  assert.is(r.body.errors[0].code, 'DOCX_INVALID');
+  const ok = await importFile(await handMadeDocx('<w:p><w:r><w:t>After the deep one</w:t></w:r></w:p>'), 'fine.docx');
+  assert.is(ok.status, 200);
+  assert.is(content(ok.body.document)[0].text, 'After the deep one');
 });
 
 test('never follows a relationship out of the package: a path-traversal image target is left out with a warning', async () => {
