@@ -57,11 +57,17 @@ function rasterSize(bytes: Uint8Array, mimeType: string): { width: number; heigh
   return (size.orientation ?? 1) >= 5 ? { width: size.height, height: size.width } : { width: size.width, height: size.height };
 }
 
-function checkPixelLimits(width: number, height: number, limits: ImageLimits, what: string): void {
-  if (width <= limits.maxSide && height <= limits.maxSide && width * height <= limits.maxPixels) return;
+/** Why a raster of this header size may not be decoded (decompression bombs), or null when it is within the limits. */
+export function pixelLimitProblem(width: number, height: number, limits: ImageLimits): { detail: string; message: string } | null {
+  if (width <= limits.maxSide && height <= limits.maxSide && width * height <= limits.maxPixels) return null;
   const mp = (n: number) => `${Math.round((n / 1e6) * 10) / 10} megapixels`;
   const limit = `at most ${limits.maxSide} pixels on a side and ${mp(limits.maxPixels)}`;
-  throw invalid(`${what} is ${width} × ${height} pixels (${mp(width * height)}); images may be ${limit} (QUIRE_MAX_IMAGE_SIDE, QUIRE_MAX_IMAGE_PIXELS).`, `is ${width} × ${height} pixels; the limit is ${limit}`, 'LIMIT_EXCEEDED');
+  return { detail: `is ${width} × ${height} pixels (${mp(width * height)}); images may be ${limit}`, message: `is ${width} × ${height} pixels; the limit is ${limit}` };
+}
+
+function checkPixelLimits(width: number, height: number, limits: ImageLimits, what: string): void {
+  const problem = pixelLimitProblem(width, height, limits);
+  if (problem) throw invalid(`${what} ${problem.detail} (QUIRE_MAX_IMAGE_SIDE, QUIRE_MAX_IMAGE_PIXELS).`, problem.message, 'LIMIT_EXCEEDED');
 }
 
 function invalid(detail: string, message: string, code: string): HttpError {

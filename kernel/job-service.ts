@@ -44,20 +44,8 @@ export class JobService {
     const { webhook, ...params } = body as Record<string, unknown> & { webhook?: WebhookConfig };
     if (webhook) this.#checkWebhook(webhook);
 
-    const now = this.clock.now().toISOString();
-    const files = new Map<string, FileRecord>();
     const refs = inputFileRefs(action, params);
-    for (const ref of refs) {
-      const path = fieldPath(params, ref);
-      const rec = await this.store.getFile(orgId, ref.fileId);
-      // Temporary images (POST /images/upload) are for documents, not tool inputs.
-      if (!rec || rec.kind === 'IMAGE' || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
-      const accept = action.files!.find((f) => f.field === ref.field)!.accept;
-      if (!accept.includes(rec.mimeType)) {
-        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route?.path} accepts ${accept.join(', ')}.`);
-      }
-      files.set(ref.fileId, rec);
-    }
+    const files = await this.resolveInputFiles(orgId, action, params);
     const specErrors: FieldError[] = [];
     for (const decl of action.pageSpecs ?? []) {
       const specs = params[decl.field] as string[] | undefined;
@@ -70,6 +58,24 @@ export class JobService {
     if (specErrors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${specErrors.map((e) => e.message).join('; ')}.`, specErrors);
 
     return this.admit(orgId, reg, { kind: 'tools', params, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: action.route!.path });
+  }
+
+  /** The tool files a request names, looked up in the caller's organization (404) and checked against the action's accepted types (415). */
+  async resolveInputFiles(orgId: string, action: RegisteredAction['action'], params: Record<string, unknown>): Promise<Map<string, FileRecord>> {
+    const now = this.clock.now().toISOString();
+    const files = new Map<string, FileRecord>();
+    for (const ref of inputFileRefs(action, params)) {
+      const path = fieldPath(params, ref);
+      const rec = await this.store.getFile(orgId, ref.fileId);
+      // Temporary images (POST /images/upload) are for documents, not tool inputs.
+      if (!rec || rec.kind === 'IMAGE' || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
+      const accept = action.files!.find((f) => f.field === ref.field)!.accept;
+      if (!accept.includes(rec.mimeType)) {
+        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route?.path} accepts ${accept.join(', ')}.`);
+      }
+      files.set(ref.fileId, rec);
+    }
+    return files;
   }
 
   /**

@@ -17,6 +17,7 @@ import { UrlPolicy } from './url-policy.js';
 import { WebhookDelivery } from './webhook-delivery.js';
 import { JobNotifier } from './job-notifier.js';
 import { RenderService } from './render-service.js';
+import { ImportService } from './import-service.js';
 
 /** What a render download token is bound to: the job, in a scope no file id can take. */
 export function renderTokenScope(jobId: string): string {
@@ -51,6 +52,7 @@ export class Kernel {
     readonly runner: JobRunner,
     readonly jobs: JobService,
     readonly renders: RenderService,
+    readonly imports: ImportService,
     readonly inspector: FileInspector,
     readonly markdown: MarkdownParser,
     readonly waiter: JobWaiter,
@@ -100,11 +102,13 @@ export class Kernel {
     c.registerSingleton(JobRunner);
     c.registerSingleton(JobService);
     c.registerSingleton(RenderService);
+    c.registerSingleton(ImportService);
 
     const events = c.resolve<EventBus>(TOKENS.Events);
     const runner = c.resolve(JobRunner);
     const jobs = c.resolve(JobService);
     const renders = c.resolve(RenderService);
+    const imports = c.resolve(ImportService);
     const delivery = new WebhookDelivery(policy, {
       timeoutMs: config.webhookTimeoutMs,
       log: (level, msg, fields) => log[level](fields, msg),
@@ -116,7 +120,7 @@ export class Kernel {
 
     await bootstrap(store, clock, config, log);
     const sweeper = new Sweeper(store, blobs, clock, log, config.fileTtlSeconds);
-    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, inspector, markdown, waiter, policy, secret, sweeper, notifier, releaseLock);
+    const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, imports, inspector, markdown, waiter, policy, secret, sweeper, notifier, releaseLock);
     kernelRef.k = kernel;
     const recovered = await runner.recover();
     if (recovered.requeued || recovered.failed) log.info(recovered, 'recovered unfinished jobs');

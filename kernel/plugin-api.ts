@@ -115,6 +115,20 @@ export interface WorkerInput<P = Record<string, unknown>> {
 export interface WorkerOutput {
   file?: { bytes: Uint8Array; mimeType: string; filename: string };
   result?: Record<string, unknown>;
+  /**
+   * Importer plugins only: images the kernel stores as temporary images of the caller's organization (the
+   * checks of POST /images/upload apply). Every string of `result` equal to `pendingImagePath(ref)` is
+   * replaced by the stored image's `/temp-image/<id>` path.
+   */
+  images?: Array<{ ref: string; bytes: Uint8Array }>;
+}
+
+/**
+ * The stand-in an importer writes for an image it returns in `images` (ref: letters, digits, `_`, `-`). It
+ * has the shape of a temporary-image path, so the document validates before the kernel stores the image.
+ */
+export function pendingImagePath(ref: string): string {
+  return `/temp-image/pending-${ref}`;
 }
 
 /** Throw this from a worker to fail the job with a declared code and a message the client sees. */

@@ -7,6 +7,8 @@ export const BUILTIN_PLUGINS: string[] = [
   './render-docx/manifest.js',
   './render-images/manifest.js',
   './render-odt/manifest.js',
+  './image-to-pdf/manifest.js',
+  './import-docx/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);

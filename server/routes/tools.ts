@@ -22,6 +22,11 @@ function handler(reg: RegisteredAction) {
       throw new HttpError('PLUGIN_UNAVAILABLE', `${action.route.path} is unavailable: plugin ${id} is ${plugin.reason}.`, undefined, { 'Retry-After': '3600' });
     }
     const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+    if (plugin.definition.manifest.kind === 'importer') {
+      // Importers answer in the request: no job, the result is the body.
+      sendJson(ctx.res, 200, await ctx.kernel.imports.run(ctx.principal!.orgId, reg, body));
+      return;
+    }
     const job = await ctx.kernel.jobs.create(ctx.principal!.orgId, reg, body);
     ctx.log.info({ jobId: job.id, action: job.action }, 'job created');
     sendJson(ctx.res, 202, toolsJobView(ctx.kernel, job), { Location: `${API_PREFIX}/tools/jobs/${job.id}` });
@@ -34,7 +39,7 @@ export function toolRoutes(kernel: Kernel): RouteDefinition[] {
     path: `${API_PREFIX}${reg.action.route!.path}`,
     auth: 'key' as const,
     handler: handler(reg),
-    doc: {
+    doc: reg.plugin.definition.manifest.kind === 'importer' ? importerDoc(reg) : {
       tag: 'Tools',
       summary: reg.action.summary,
       description: `${reg.action.description ? reg.action.description + '\n\n' : ''}Creates a \`${reg.action.name}\` tools job; costs ${reg.action.credits.perRequest} credit(s), charged on completion.`,
@@ -43,4 +48,17 @@ export function toolRoutes(kernel: Kernel): RouteDefinition[] {
       hidden: reg.plugin.state === 'disabled',
     },
   }));
+}
+
+/** An importer's route: the plugin's input as the body (no webhook: nothing is left to notify), its result as the 200 answer. */
+function importerDoc(reg: RegisteredAction): RouteDefinition['doc'] {
+  const contract = reg.plugin.definition.contract[reg.action.name]!;
+  return {
+    tag: 'Import',
+    summary: reg.action.summary,
+    description: `${reg.action.description ? reg.action.description + '\n\n' : ''}Synchronous (no job): answers 200 with the result; costs ${reg.action.credits.perRequest} credit(s), charged only on success. A file that cannot be imported answers 422 IMPORT_FAILED.`,
+    body: contract.input,
+    responses: { 200: contract.result },
+    hidden: reg.plugin.state === 'disabled',
+  };
 }

@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import JSZip from 'jszip';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf, truncatedPdf } from '../fixtures/pdfs.js';
 
@@ -69,6 +70,20 @@ test('answers 402 INSUFFICIENT_CREDITS when the balance does not cover the estim
   const r = await api.get('/api/v1/dev/credits');
   assert.is(r.body.balance, 0);
   assert.is(r.body.reserved, 0);
+});
+
+test('answers 402 to a synchronous DOCX import the balance cannot cover, and charges nothing', async () => {
+  const zip = new JSZip();
+  zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
+  zip.file('_rels/.rels', '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
+  zip.file('word/document.xml', '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Hello</w:t></w:r></w:p></w:body></w:document>');
+  const id = await api.uploadId(await zip.generateAsync({ type: 'nodebuffer' }), 'hello.docx');
+  const r = await api.post('/api/v1/dev/import/docx/file', { fileId: id });
+  assert.is(r.status, 402);
+  assert.is(r.body.code, 'INSUFFICIENT_CREDITS');
+  assert.match(r.body.detail, 'import.docx costs 1 credit');
+  const credits = await api.get('/api/v1/dev/credits');
+  assert.is(credits.body.balance, 0);
 });
 
 test.run();
