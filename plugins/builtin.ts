@@ -5,6 +5,7 @@ export const BUILTIN_PLUGINS: string[] = [
   './pdf-rotate/manifest.js',
   './render-pdf/manifest.js',
   './render-docx/manifest.js',
+  './html-to-pdf/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);
