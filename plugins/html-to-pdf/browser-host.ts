@@ -7,6 +7,7 @@ import { mkdtemp, mkdir, readdir, readlink, rm, writeFile } from 'node:fs/promis
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { writeFontConfig } from './fontconfig.js';
 import { RefusalProxy } from './refusal-proxy.js';
 
 const DIR_PREFIX = 'quire-chromium-';
@@ -42,6 +43,7 @@ const PREFERENCES = { webrtc: { ip_handling_policy: 'disable_non_proxied_udp', m
 
 export interface LaunchSettings {
   executablePath: string;
+  fontDirs: string[];
   recycleAfterJobs: number;
 }
 
@@ -93,6 +95,7 @@ export class BrowserHost {
     const dir = await mkdtemp(path.join(tmpdir(), DIR_PREFIX));
     await mkdir(path.join(dir, 'Default'));
     await writeFile(path.join(dir, 'Default', 'Preferences'), JSON.stringify(PREFERENCES));
+    const fontConfig = await writeFontConfig(dir, settings.fontDirs);
     try {
       const browser = await puppeteer.launch({
         executablePath: settings.executablePath,
@@ -100,6 +103,7 @@ export class BrowserHost {
         pipe: true,
         userDataDir: dir,
         args: chromiumArgs(proxy.url),
+        env: { ...process.env, FONTCONFIG_FILE: fontConfig },
         // puppeteer's defaults allow pop-ups; they would be pages outside interception.
         ignoreDefaultArgs: ['--disable-popup-blocking'],
         // Signals belong to the server process, not to this worker thread.

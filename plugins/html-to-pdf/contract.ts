@@ -4,6 +4,10 @@ import { Type, type Static } from '@sinclair/typebox';
 /** Paper sizes Chromium knows by name (puppeteer's `PaperFormat`), spelled as clients usually write them. */
 export const PAPER_FORMATS = ['A0', 'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'Letter', 'Legal', 'Tabloid', 'Ledger'] as const;
 
+/** A plain JSON Schema `enum` (not TypeBox's anyOf of literals), so a wrong value gets one error listing the choices. */
+const StringEnum = <T extends readonly string[]>(values: T, options: { default: T[number]; description: string }) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
 /** Upper bound of one header or footer template; data: images inside them are the large part. */
 const MAX_TEMPLATE_CHARS = 1_000_000;
 
@@ -39,7 +43,7 @@ const HtmlToPdfInput = Type.Object(
     headerTemplate: Type.Optional(Template('header')),
     footerTemplate: Type.Optional(Template('footer')),
     emulatedMediaType: Type.Optional(
-      Type.Union([Type.Literal('print'), Type.Literal('screen')], {
+      StringEnum(['print', 'screen'] as const, {
         default: 'print',
         description: 'CSS media type the page is laid out for: `print` (default) applies `@media print` rules, `screen` applies `@media screen` rules.',
       }),
@@ -47,12 +51,7 @@ const HtmlToPdfInput = Type.Object(
     preferCssPageSize: Type.Optional(
       Type.Boolean({ default: false, description: 'When true, a CSS `@page { size: … }` rule of the document sets the page size and `format` and `landscape` are ignored.' }),
     ),
-    format: Type.Optional(
-      Type.Union(
-        PAPER_FORMATS.map((f) => Type.Literal(f)),
-        { default: 'A4', description: 'Paper size: A0–A6, Letter, Legal, Tabloid or Ledger. Default A4.' },
-      ),
-    ),
+    format: Type.Optional(StringEnum(PAPER_FORMATS, { default: 'A4', description: 'Paper size: A0–A6, Letter, Legal, Tabloid or Ledger. Default A4.' })),
     landscape: Type.Optional(Type.Boolean({ default: false, description: 'Turn the paper sideways (default false: portrait).' })),
   },
   { additionalProperties: false, description: 'Print an uploaded HTML file to PDF with headless Chromium.' },

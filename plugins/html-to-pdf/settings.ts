@@ -8,6 +8,8 @@ const MB = 1024 * 1024;
 export const SettingsSchema = Type.Object(
   {
     executablePath: Type.String({ minLength: 1, default: '/usr/bin/chromium' }),
+    /** Font folders Chromium sees besides the bundled fonts (like render-docx's fontDirs). */
+    fontDirs: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
     /** The spec allows a page up to 60 s to load; an operator may shorten it, not lengthen it. */
     pageLoadTimeoutMs: Type.Integer({ minimum: 1000, maximum: 60_000, default: 60_000 }),
     /** Chromium's own printing of the loaded page. */
