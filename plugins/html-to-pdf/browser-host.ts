@@ -78,9 +78,13 @@ export class BrowserHost {
     if (browser) {
       const proc = browser.process();
       browser.removeAllListeners();
-      proc?.kill('SIGKILL');
-      await browser.disconnect().catch(() => undefined);
-      if (proc && proc.exitCode === null && proc.signalCode === null) await new Promise((r) => proc.once('exit', r));
+      // The pipe is closed from our side first, so the kill cannot surface as a read error on it.
+      await settleWithin(browser.disconnect(), 2_000);
+      if (proc && proc.exitCode === null && proc.signalCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGKILL');
+        await exited;
+      }
     }
     if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -114,6 +118,8 @@ export class BrowserHost {
         protocolTimeout: 120_000,
         waitForInitialPage: false,
       });
+      // A browser that dies resets its pipes; unheard, that error would end this worker thread.
+      for (const stream of browser.process()?.stdio ?? []) stream?.on('error', () => undefined);
       this.#userDataDir = dir;
       this.launches++;
       return browser;
@@ -149,6 +155,12 @@ async function sweepOrphanProfiles(): Promise<void> {
     if (!m || m[1] !== host || isAlive(Number(m[2]))) continue;
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
+}
+
+async function settleWithin(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
 }
 
 function isAlive(pid: number): boolean {

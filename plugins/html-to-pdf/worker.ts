@@ -7,7 +7,7 @@ import { BrowserHost } from './browser-host.js';
 import { decodeHtml } from './html-text.js';
 import { pdfOptions } from './print-options.js';
 import { RequestGate } from './request-gate.js';
-import { readSettings } from './settings.js';
+import { readSettings, type HtmlToPdfSettings } from './settings.js';
 
 /** This thread's browser; it outlives jobs (that is the point) and dies with the thread. */
 const host = new BrowserHost();
@@ -23,18 +23,7 @@ export async function htmlToPdf(input: WorkerInput<HtmlToPdfParams>): Promise<Wo
   const html = decodeHtml(file.bytes);
   const policy = new UrlPolicy({ allowPrivateNetwork: input.outbound?.allowPrivateNetwork ?? false });
 
-  let context: BrowserContext;
-  try {
-    const browser = await host.acquire(settings);
-    // Downloads (a response with Content-Disposition: attachment) are refused rather than written to disk.
-    context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
-  } catch (err) {
-    await host.discard();
-    throw new PluginError(
-      'BROWSER_UNAVAILABLE',
-      `Chromium could not be started (${(err as Error).message}); the job can be sent again. If it keeps failing the operator should check Chromium (plugins.html-to-pdf.settings.executablePath, now ${settings.executablePath}).`,
-    );
-  }
+  const context = await openContext(settings);
 
   const deadline = Date.now() + settings.pageLoadTimeoutMs;
   const gate = new RequestGate(policy, settings, deadline);
@@ -73,6 +62,28 @@ export async function htmlToPdf(input: WorkerInput<HtmlToPdfParams>): Promise<Wo
     if (suspect) await host.discard();
     else if (!(await settles(context.close(), CONTEXT_CLOSE_MS))) await host.discard();
   }
+}
+
+/**
+ * A fresh incognito context of the warm browser. A browser that died since the last job may still look connected
+ * until its pipe reports the end; then one fresh browser is started and asked again.
+ */
+async function openContext(settings: HtmlToPdfSettings): Promise<BrowserContext> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const browser = await host.acquire(settings);
+      // Downloads (a response with Content-Disposition: attachment) are refused rather than written to disk.
+      return await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+    } catch (err) {
+      last = err;
+      await host.discard();
+    }
+  }
+  throw new PluginError(
+    'BROWSER_UNAVAILABLE',
+    `Chromium could not be started (${(last as Error).message}); the job can be sent again. If it keeps failing the operator should check Chromium (plugins.html-to-pdf.settings.executablePath, now ${settings.executablePath}).`,
+  );
 }
 
 /** The page's HTML in its about:blank document (no origin with file access), then its web fonts. */
