@@ -16,7 +16,6 @@ const Length = (side: string) =>
     pattern: '^[0-9]{1,4}(\\.[0-9]{1,4})?(mm|cm|in|px)$',
     patternHint: 'must be a number followed by mm, cm, in or px, e.g. "12.5mm" or "0.5in"',
     description: `The ${side} margin: a number with the unit \`mm\`, \`cm\`, \`in\` or \`px\` (1/96 in), e.g. \`"12.5mm"\`. Default \`"1cm"\`.`,
-    examples: ['1cm'],
   });
 
 const Margin = Type.Object(

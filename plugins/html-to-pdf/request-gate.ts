@@ -21,6 +21,13 @@ export interface RequestNote {
 const LOCAL_SCHEMES = new Set(['data:', 'blob:']);
 const LOCAL_DOCUMENTS = new Set(['about:blank', 'about:srcdoc']);
 
+/**
+ * Fetches running at once; the rest wait their turn (browsers limit themselves similarly). Bodies are held in
+ * memory until handed to Chromium, so this bounds what a page with hundreds of parallel requests costs:
+ * at most this many × maxResourceBytes in flight, besides the total.
+ */
+const MAX_CONCURRENT_FETCHES = 8;
+
 /** Listed notes per kind in the job result; the counts keep going. */
 const MAX_NOTES = 50;
 const MAX_NOTE_URL = 500;
@@ -40,6 +47,8 @@ export class RequestGate {
   readonly #inflight = new Set<Promise<void>>();
   #requests = 0;
   #bytes = 0;
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
   #closed = false;
   loaded = 0;
   refusedCount = 0;
@@ -95,14 +104,16 @@ export class RequestGate {
     const syntax = this.#policy.checkSyntax(url, 'the URL');
     if (!syntax.allowed) return this.#refuse(req, url, syntax.reason);
 
-    const budget = Math.min(this.#limits.maxResourceBytes, this.#limits.maxTotalBytes - this.#bytes);
-    if (budget <= 0) return this.#refuse(req, url, `the page's resources passed ${this.#limits.maxTotalBytes} bytes in total`);
-    const timeoutMs = Math.min(this.#limits.requestTimeoutMs, this.#deadline - Date.now());
-    if (timeoutMs <= 0) return this.#fail(req, url, 'the page-load time was used up', 'timedout');
     this.#requests++;
-
+    await this.#turn();
     let res: FetchedResource;
+    let budget: number;
     try {
+      if (this.#closed) return this.#refuse(req, url, 'the page had finished loading');
+      budget = Math.min(this.#limits.maxResourceBytes, this.#limits.maxTotalBytes - this.#bytes);
+      if (budget <= 0) return this.#refuse(req, url, `the page's resources passed ${this.#limits.maxTotalBytes} bytes in total`);
+      const timeoutMs = Math.min(this.#limits.requestTimeoutMs, this.#deadline - Date.now());
+      if (timeoutMs <= 0) return this.#fail(req, url, 'the page-load time was used up', 'timedout');
       res = await fetchResource(this.#policy, url, {
         method,
         headers: forwardedHeaders(req.headers()),
@@ -117,6 +128,8 @@ export class RequestGate {
         return this.#refuse(req, url, `its host ${parsed.hostname} resolves to an address the outbound URL policy refuses (loopback, private, link-local, reserved or cloud metadata)`);
       }
       return this.#fail(req, url, err instanceof UrlRefusedError ? `its host ${parsed.hostname} could not be resolved` : (err as Error).message, 'failed');
+    } finally {
+      this.#release();
     }
     if (res.truncated) {
       const limit = budget === this.#limits.maxResourceBytes ? `the ${budget}-byte limit of one resource` : `the ${this.#limits.maxTotalBytes}-byte limit of all resources`;
@@ -128,9 +141,26 @@ export class RequestGate {
     } catch (err) {
       return this.#fail(req, url, `its ${String(res.headers['content-encoding'])} body cannot be decoded within the size limit (${(err as Error).message})`, 'failed');
     }
+    // Fetches that ran side by side each had the whole remaining budget; together they may not pass it.
+    if (this.#bytes + body.length > this.#limits.maxTotalBytes) return this.#fail(req, url, `the page's resources passed ${this.#limits.maxTotalBytes} bytes in total`, 'failed');
     this.#bytes += body.length;
     this.loaded++;
     await req.respond({ status: res.status, headers: responseHeaders(res), body });
+  }
+
+  async #turn(): Promise<void> {
+    if (this.#running < MAX_CONCURRENT_FETCHES) {
+      this.#running++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the slot to the next waiting fetch, or frees it. */
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#running--;
   }
 
   async #refuse(req: HTTPRequest, url: string, reason: string): Promise<void> {

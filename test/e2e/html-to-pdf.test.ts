@@ -429,8 +429,10 @@ test('with allowPrivateNetwork a loopback stylesheet, web page, image and redire
     '/to-blocked-port': [302, { Location: `${canary.url}/stolen` }, ''],
     '/to-file': [301, { Location: 'file:///etc/passwd' }, ''],
     '/data.txt': [200, { 'Content-Type': 'text/plain', 'Access-Control-Allow-Origin': '*' }, 'FETCHED-TEXT'],
+    '/big.png': [200, { 'Content-Type': 'image/png' }, Buffer.alloc(300_000, 1)],
   });
-  const open = await startServer({ config: { allowPrivateNetwork: true } });
+  // Limits low enough for the second page to pass them (the first page makes about a dozen requests).
+  const open = await startServer({ config: { allowPrivateNetwork: true, plugins: { 'html-to-pdf': { settings: { maxRequests: 20, maxResourceBytes: 200_000 } } } } });
   try {
     const client = new ApiClient(open.baseUrl, OWNER_KEY);
     const html = `<!doctype html><html><head><link rel="stylesheet" href="${site.url}/style.css"><link rel="stylesheet" href="${site.url}/moved.css"></head><body>
@@ -459,6 +461,16 @@ try { new WebSocket('${site.url.replace('http', 'ws')}/socket'); } catch (e) {}
     const reasons = job.result.refused.map((r: { url: string; reason: string }) => `${r.url} → ${r.reason}`).join('\n');
     assert.match(reasons, /\/stolen → .*port \d+, which is reserved for a non-HTTP protocol/);
     assert.ok(job.result.subresources.loaded >= 8, JSON.stringify(job.result));
+
+    // The operator's limits: a resource over maxResourceBytes fails, requests past maxRequests are refused.
+    const many = Array.from({ length: 30 }, (_, i) => `<img src="${site.url}/logo.png?n=${i}" width="5">`).join('');
+    const limited = await converted(`<p>LIMITS-PAGE</p><img src="${site.url}/big.png">${many}`, {}, client);
+    assert.ok((await pdfText(limited.pdf)).includes('LIMITS-PAGE'));
+    const { subresources, failed, refused } = limited.job.result;
+    assert.is(subresources.loaded + subresources.failed, 20, JSON.stringify(subresources));
+    assert.is(subresources.refused, 11, JSON.stringify(subresources));
+    assert.ok(failed.some((f: { url: string; reason: string }) => f.url.endsWith('/big.png') && /larger than the 200000-byte limit of one resource/.test(f.reason)), JSON.stringify(failed));
+    assert.ok(refused.every((r: { reason: string }) => r.reason === 'the page made more than 20 requests'), JSON.stringify(refused));
   } finally {
     await open.stop();
     cleanup(open.dataDir);
