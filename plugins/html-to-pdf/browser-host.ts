@@ -3,7 +3,7 @@
 // The browser is a child process of the server, spawned from this thread and driven over a pipe
 // (`--remote-debugging-pipe`). When the thread ends (idle timeout, job deadline, pool recycle, server exit) the
 // pipe closes and Chromium exits on its own; the user-data dir it leaves is swept by the next launch.
-import { mkdtemp, mkdir, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -130,9 +130,13 @@ export class BrowserHost {
   }
 }
 
+/** A profile younger than this may belong to a browser still starting (its lock not written yet). */
+const STARTING_MS = 120_000;
+
 /**
- * Profiles of browsers that ended with their thread are left in the temp dir. Chromium's `SingletonLock` in
- * each names `<host>-<pid>`; a profile whose process is gone is removed.
+ * Profiles of browsers that ended with their thread are left in the temp dir. A running Chromium holds a
+ * `SingletonLock` naming `<host>-<pid>` in its profile; a profile whose lock names a dead process, or that has no
+ * lock (Chromium removes it when the pipe closes and it exits) and is past its start-up, is removed.
  */
 async function sweepOrphanProfiles(): Promise<void> {
   const root = tmpdir();
@@ -145,14 +149,19 @@ async function sweepOrphanProfiles(): Promise<void> {
   const host = hostname();
   for (const name of names) {
     const dir = path.join(root, name);
-    let owner: string;
+    let owner: string | null = null;
     try {
       owner = await readlink(path.join(dir, 'SingletonLock'));
     } catch {
-      continue; // no lock: being created right now by another thread, or not ours to judge
+      /* no lock */
     }
-    const m = /^(.*)-(\d+)$/.exec(owner);
-    if (!m || m[1] !== host || isAlive(Number(m[2]))) continue;
+    if (owner === null) {
+      const age = await stat(dir).then((st) => Date.now() - st.mtimeMs, () => 0);
+      if (age < STARTING_MS) continue;
+    } else {
+      const m = /^(.*)-(\d+)$/.exec(owner);
+      if (!m || m[1] !== host || isAlive(Number(m[2]))) continue;
+    }
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -40,7 +40,7 @@ export function fontConfigXml(fontDirs: string[]): string {
     '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
     '<fontconfig>',
     ...dirs.map((d) => `  <dir>${xml(d)}</dir>`),
-    `  <cachedir>${xml(path.join(tmpdir(), 'quire-chromium-fontcache'))}</cachedir>`,
+    `  <cachedir>${xml(path.join(tmpdir(), 'quire-fontconfig-cache'))}</cachedir>`,
     ...aliases,
     // A family nobody has falls back to sans-serif (what the usual 49-sansserif.conf does).
     '  <match target="pattern">',

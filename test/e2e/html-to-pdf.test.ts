@@ -262,6 +262,26 @@ test('a browser killed between jobs is replaced: the next job prints', async () 
   assert.ok(remaining.length < browsers.length, `profiles left: ${remaining.map((b) => b.profile)}`);
 });
 
+test('the warm browser serves recycleAfterJobs jobs, then a fresh one takes over and the old one is gone', async () => {
+  const small = await startServer({ config: { plugins: { 'html-to-pdf': { pool: { maxThreads: 1 }, settings: { recycleAfterJobs: 2 } } } } });
+  try {
+    const client = new ApiClient(small.baseUrl, OWNER_KEY);
+    const browsersAfter = async (i: number) => {
+      await converted(`<p>job ${i}</p>`, {}, client);
+      return (await chromiumChildren(small.proc.pid!)).map((b) => b.pid);
+    };
+    const first = await browsersAfter(1);
+    assert.is(first.length, 1, `one browser for one thread: ${first}`);
+    assert.equal(await browsersAfter(2), first, 'the second job used the warm browser');
+    const third = await browsersAfter(3);
+    assert.is(third.length, 1);
+    assert.is.not(third[0], first[0], 'the third job got a fresh browser');
+  } finally {
+    await small.stop();
+    cleanup(small.dataDir);
+  }
+});
+
 /** Chromium browser processes whose parent is the server (one per warm worker thread), with their profile dir. */
 async function chromiumChildren(parent: number): Promise<Array<{ pid: number; profile: string }>> {
   const { stdout } = await run('ps', ['-e', '-o', 'pid=,ppid=,args=']);
