@@ -15,6 +15,11 @@ export function toOpenApiSchema(schema: unknown): unknown {
     s.enum = [s.const];
     delete s.const;
   }
+  // Quire's own keyword (the words of a 400 for a pattern) is an extension in OpenAPI's dialect.
+  if ('patternHint' in s) {
+    s['x-pattern-hint'] = s.patternHint;
+    delete s.patternHint;
+  }
   if (typeof s.exclusiveMinimum === 'number') {
     s.minimum = s.exclusiveMinimum;
     s.exclusiveMinimum = true;

@@ -12,6 +12,7 @@ const PoolOverride = Type.Object(
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     maxBacklog: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
     recycleAfter: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000 })),
+    idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000 })),
   },
   { additionalProperties: false },
 );

@@ -41,12 +41,25 @@ export async function detectFileType(file: string, nameHint: string): Promise<st
   const found = await fileTypeFromFile(file);
   if (found) return found.mime;
   const head = await readHead(file, 4096);
+  // HTML may be in a legacy single-byte charset its <meta charset> names, so it is recognised before the UTF-8 check.
+  if (head.length > 0 && !head.includes(0) && looksLikeHtml(head.toString('latin1'))) return 'text/html';
   if (!looksLikeText(head, head.length < 4096)) return 'application/octet-stream';
   const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase();
   if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg'))) return 'image/svg+xml';
-  if (text.startsWith('<!doctype html') || text.startsWith('<html') || /^<(head|body|meta|title|div|p|h1|table)[\s>]/.test(text)) return 'text/html';
   if (/\.(md|markdown)$/i.test(nameHint)) return 'text/markdown';
   return 'text/plain';
+}
+
+/**
+ * Elements an HTML document or fragment starts with (after comments). Inline ones (`<img>`, `<a>`) are left out:
+ * a Markdown README often opens with them. SVG and other XML are not among them.
+ */
+const HTML_START = /^<(html|head|body|meta|title|base|link|style|script|div|p|h[1-6]|table|section|article|main|header|footer|nav|form|ul|ol|pre|hr|iframe|template)[\s>/]/;
+
+function looksLikeHtml(head: string): boolean {
+  // The UTF-8 BOM read as latin1; then whitespace and comments (a generator's banner) before the first element.
+  const text = head.replace(/^\u00EF\u00BB\u00BF/, '').replace(/^(\s|<!--[\s\S]*?-->)+/, '').toLowerCase();
+  return text.startsWith('<!doctype html') || HTML_START.test(text);
 }
 
 async function readHead(file: string, n: number): Promise<Buffer> {

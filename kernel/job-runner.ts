@@ -133,7 +133,8 @@ export class JobRunner {
     const log = this.log.child({ jobId: id, action: job.action });
     try {
       const files = await this.#loadInputs(job, reg);
-      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings });
+      const outbound = reg.plugin.definition.manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
+      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound });
       const result = output.result ?? {};
       this.#checkResult(reg, result);
       const file = output.file ? await this.#storeOutput(job, output.file, typeof result.pageCount === 'number' ? result.pageCount : undefined) : undefined;

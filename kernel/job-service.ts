@@ -69,9 +69,12 @@ export class JobService {
       const rec = await this.store.getFile(orgId, ref.fileId);
       // Temporary images (POST /images/upload) are for documents, not tool inputs.
       if (!rec || rec.kind === 'IMAGE' || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
-      const accept = action.files!.find((f) => f.field === ref.field)!.accept;
+      const { accept, maxBytes } = action.files!.find((f) => f.field === ref.field)!;
       if (!accept.includes(rec.mimeType)) {
         throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route?.path} accepts ${accept.join(', ')}.`);
+      }
+      if (maxBytes !== undefined && rec.sizeBytes > maxBytes) {
+        throw new HttpError('PAYLOAD_TOO_LARGE', `${path}: file ${ref.fileId} has ${rec.sizeBytes} bytes; ${action.route?.path} takes files of at most ${maxBytes} bytes (${formatMegabytes(maxBytes)}).`);
       }
       files.set(ref.fileId, rec);
     }
@@ -180,4 +183,8 @@ export interface AdmitSpec {
 function fieldPath(params: Record<string, unknown>, ref: { field: string; fileId: string }): string {
   const value = params[ref.field];
   return Array.isArray(value) ? `${ref.field}[${value.indexOf(ref.fileId)}]` : ref.field;
+}
+
+function formatMegabytes(bytes: number): string {
+  return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
 }

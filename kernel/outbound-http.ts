@@ -1,4 +1,4 @@
-// Server-side POSTs that obey the URL policy: connection pinned to the checked address, no redirects, hard deadline.
+// Server-side requests that obey the URL policy: connection pinned to the checked address, no redirects followed, hard deadline.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
@@ -13,6 +13,17 @@ export interface PostJsonOptions {
   timeoutMs: number;
   /** Names the URL in refusal reasons, e.g. 'webhookUrl'. */
   subject?: string;
+}
+
+/** The policy refused the URL (nothing was sent); `unresolved` when its host name has no usable DNS answer. */
+export class UrlRefusedError extends Error {
+  override name = 'UrlRefusedError';
+  constructor(
+    message: string,
+    readonly unresolved: boolean,
+  ) {
+    super(message);
+  }
 }
 
 /** A lookup that ignores the name it is asked about and answers with the address the policy checked. */
@@ -59,8 +70,45 @@ export async function getBytes(policy: UrlPolicy, url: string, opts: GetBytesOpt
   return { bytes: res.body, contentType: res.contentType };
 }
 
+export interface FetchResourceOptions {
+  method: 'GET' | 'HEAD';
+  /** Sent as given, except `Host` (always the URL's) and `Accept-Encoding` (identity: bodies arrive as they are). */
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** Body bytes kept; a longer body sets `truncated` and the transfer stops there. */
+  maxBytes: number;
+  subject?: string;
+  /** Aborts the exchange (the page that asked for it went away). */
+  signal?: AbortSignal;
+}
+
+export interface FetchedResource {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  truncated: boolean;
+}
+
+/**
+ * One GET or HEAD under the policy, answered whatever its status: a 3xx comes back with its `Location` for the
+ * caller to re-check as a new request (the browser of HTML-to-PDF does exactly that, hop by hop); it is never
+ * followed here. Throws on a refusal, a network error or the deadline.
+ */
+export async function fetchResource(policy: UrlPolicy, url: string, opts: FetchResourceOptions): Promise<FetchedResource> {
+  const res = await exchange(policy, url, {
+    method: opts.method,
+    headers: { ...opts.headers, 'Accept-Encoding': 'identity' },
+    timeoutMs: opts.timeoutMs,
+    subject: opts.subject,
+    keepBytes: opts.maxBytes,
+    readLimit: opts.maxBytes + 1,
+    signal: opts.signal,
+  });
+  return { status: res.status, headers: res.headers, body: res.body, truncated: res.truncated };
+}
+
 interface ExchangeOptions {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST';
   headers: Record<string, string>;
   payload?: Buffer;
   timeoutMs: number;
@@ -69,11 +117,13 @@ interface ExchangeOptions {
   keepBytes: number;
   /** Response bytes read before the connection is closed. */
   readLimit: number;
+  signal?: AbortSignal;
 }
 
 interface ExchangeResult {
   status: number;
   contentType: string | null;
+  headers: http.IncomingHttpHeaders;
   body: Buffer;
   /** The body went past readLimit and the connection was closed. */
   truncated: boolean;
@@ -83,6 +133,9 @@ async function exchange(policy: UrlPolicy, url: string, opts: ExchangeOptions): 
   const controller = new AbortController();
   const timeoutError = new Error(`request timed out after ${opts.timeoutMs} ms`);
   const timer = setTimeout(() => controller.abort(timeoutError), opts.timeoutMs);
+  const onCallerAbort = (): void => controller.abort(new Error('request cancelled'));
+  if (opts.signal?.aborted) onCallerAbort();
+  else opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
   try {
     const aborted = new Promise<never>((_, reject) => {
       controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), { once: true });
@@ -91,7 +144,7 @@ async function exchange(policy: UrlPolicy, url: string, opts: ExchangeOptions): 
 
     // DNS may hang far longer than our deadline; the race keeps the deadline honest.
     const decision = await Promise.race([policy.check(url, opts.subject), aborted]);
-    if (!decision.allowed) throw new Error(decision.reason);
+    if (!decision.allowed) throw new UrlRefusedError(decision.reason, decision.unresolved === true);
 
     const target = decision.url;
     const isHttps = target.protocol === 'https:';
@@ -116,6 +169,7 @@ async function exchange(policy: UrlPolicy, url: string, opts: ExchangeOptions): 
     return await new Promise<ExchangeResult>((resolve, reject) => {
       let status: number | null = null;
       let contentType: string | null = null;
+      let headers: http.IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
       let kept = 0;
       let received = 0;
@@ -126,12 +180,13 @@ async function exchange(policy: UrlPolicy, url: string, opts: ExchangeOptions): 
         req.destroy();
         // A POST only needs the status; a GET whose deadline passed mid-body has no usable body.
         if (status !== null && !(opts.keepBytes > 0 && controller.signal.aborted)) {
-          resolve({ status, contentType, body: Buffer.concat(chunks), truncated: received >= opts.readLimit });
+          resolve({ status, contentType, headers, body: Buffer.concat(chunks), truncated: received >= opts.readLimit });
         } else reject(controller.signal.aborted ? (controller.signal.reason as Error) : (err ?? new Error('connection closed without a response')));
       };
       const req = (isHttps ? https : http).request(options, (res) => {
         status = res.statusCode ?? 0;
         contentType = res.headers['content-type'] ?? null;
+        headers = res.headers;
         res.on('data', (chunk: Buffer) => {
           received += chunk.length;
           if (kept < opts.keepBytes) {
@@ -158,5 +213,6 @@ async function exchange(policy: UrlPolicy, url: string, opts: ExchangeOptions): 
     });
   } finally {
     clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onCallerAbort);
   }
 }

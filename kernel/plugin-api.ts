@@ -20,6 +20,8 @@ export interface ActionFiles {
   field: string;
   /** Accepted MIME types, checked against the upload's detected type (415 otherwise). */
   accept: string[];
+  /** Largest file the action takes, in bytes; a larger one answers 413 at job creation. */
+  maxBytes?: number;
 }
 
 export interface ActionDeclaration {
@@ -68,6 +70,11 @@ export interface PoolLimits {
    * keep native memory a thread only returns when it exits (Typst).
    */
   recycleAfter?: number;
+  /**
+   * How long an idle thread is kept before it is stopped (default 30 000 ms). Plugins whose threads hold
+   * something costly to start (a warm browser) keep them longer.
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface PluginManifest {
@@ -79,6 +86,12 @@ export interface PluginManifest {
   description: string;
   actions: ActionDeclaration[];
   requires: SystemComponent[];
+  /**
+   * The worker makes outbound requests itself (an HTML page's sub-resources). It must send every one through
+   * the URL policy (`kernel/url-policy.ts`, `kernel/outbound-http.ts`); the kernel hands it the policy's
+   * settings in `WorkerInput.outbound`. Plugins without it get no `outbound` and must not use the network.
+   */
+  outbound?: boolean;
   pool: PoolLimits;
   /** Error codes the worker may fail a job with, and what each means. */
   errors: Record<string, string>;
@@ -110,6 +123,14 @@ export interface WorkerInput<P = Record<string, unknown>> {
   files: WorkerFile[];
   /** Operator settings for this plugin from the Quire config (`plugins.<id>.settings`). */
   settings: Record<string, unknown>;
+  /** Present only for plugins whose manifest declares `outbound`: the settings of the outbound URL policy. */
+  outbound?: OutboundSettings;
+}
+
+/** What a worker needs to build the same URL policy as the kernel (`new UrlPolicy(outbound)`). */
+export interface OutboundSettings {
+  /** QUIRE_ALLOW_PRIVATE_NETWORK: loopback, private and link-local targets allowed (metadata hosts never). */
+  allowPrivateNetwork: boolean;
 }
 
 export interface WorkerOutput {

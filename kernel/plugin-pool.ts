@@ -33,7 +33,7 @@ export class PluginPool {
       minThreads,
       maxThreads: limits.maxThreads,
       maxQueue: limits.maxQueue,
-      idleTimeout: 30_000,
+      idleTimeout: limits.idleTimeoutMs ?? 30_000,
       resourceLimits: {
         maxOldGenerationSizeMb: limits.memoryMb,
         maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(limits.memoryMb / 8))),

@@ -47,7 +47,7 @@ const ManifestSchema = Type.Object({
       target: Type.Optional(Type.String({ pattern: '^[a-z0-9]+$' })),
       summary: Type.String({ minLength: 1 }),
       description: Type.Optional(Type.String()),
-      files: Type.Optional(Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }) }))),
+      files: Type.Optional(Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }), maxBytes: Type.Optional(Type.Integer({ minimum: 1 })) }))),
       pageSpecs: Type.Optional(Type.Array(Type.Object({ field: Type.String(), file: Type.String() }, { additionalProperties: false }))),
       credits: Type.Object({ perRequest: Type.Number({ minimum: 0 }) }),
     }),
@@ -61,7 +61,9 @@ const ManifestSchema = Type.Object({
     timeoutMs: Type.Integer({ minimum: 100 }),
     maxBacklog: Type.Integer({ minimum: 1 }),
     recycleAfter: Type.Optional(Type.Integer({ minimum: 0 })),
+    idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000 })),
   }),
+  outbound: Type.Optional(Type.Boolean()),
   errors: Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.String()),
 });
 const validateManifest = compileSchema(ManifestSchema);

@@ -7,7 +7,8 @@ import type { FieldError } from './errors.js';
 // ajv-formats is CommonJS; under NodeNext its default export sits one level down.
 const addFormats = (addFormatsModule as unknown as { default: (a: Ajv) => Ajv }).default;
 
-export const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true });
+// verbose: errors carry their schema, so a `patternHint` can replace ajv's "must match pattern …".
+export const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: true, verbose: true });
 addFormats(ajv);
 
 export function compileSchema<T>(schema: TSchema | object): ValidateFunction<T> {
@@ -37,6 +38,12 @@ export function formatAjvErrors(errors: ErrorObject[] | null | undefined, root =
       case 'const':
         message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}`;
         break;
+      case 'pattern': {
+        // A contract may say in words what its pattern allows: `Type.String({pattern, patternHint: 'must be …'})`.
+        const hint = (e.parentSchema as { patternHint?: unknown } | undefined)?.patternHint;
+        if (typeof hint === 'string') message = hint;
+        break;
+      }
       case 'anyOf':
       case 'oneOf':
         message = 'does not match any allowed form';

@@ -14,7 +14,8 @@ export interface UrlPolicyOptions {
   resolver?: Resolver;
 }
 
-export type UrlDecision = { allowed: true; url: URL; address: string; family: 4 | 6 } | { allowed: false; reason: string };
+/** `unresolved`: the host name has no usable DNS answer (a failure to reach it, rather than a refused destination). */
+export type UrlDecision = { allowed: true; url: URL; address: string; family: 4 | 6 } | { allowed: false; reason: string; unresolved?: true };
 export type SyntaxDecision = { allowed: true; url: URL } | { allowed: false; reason: string };
 
 const PRIVATE_HINT = '; set QUIRE_ALLOW_PRIVATE_NETWORK=true to allow private targets in development';
@@ -175,9 +176,9 @@ export class UrlPolicy {
       answers = await this.#resolve(url.hostname);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      return { allowed: false, reason: `${what} host ${url.hostname} could not be resolved (${code})` };
+      return { allowed: false, reason: `${what} host ${url.hostname} could not be resolved (${code})`, unresolved: true };
     }
-    if (answers.length === 0) return { allowed: false, reason: `${what} host ${url.hostname} resolved to no addresses` };
+    if (answers.length === 0) return { allowed: false, reason: `${what} host ${url.hostname} resolved to no addresses`, unresolved: true };
     // Every answer must pass: the resolver's order is not ours to trust, and a mixed answer is a rebinding attempt.
     for (const a of answers) {
       const ip = parseAddress(a.address);

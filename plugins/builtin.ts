@@ -9,6 +9,7 @@ export const BUILTIN_PLUGINS: string[] = [
   './render-odt/manifest.js',
   './image-to-pdf/manifest.js',
   './import-docx/manifest.js',
+  './html-to-pdf/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);

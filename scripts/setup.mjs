@@ -11,7 +11,7 @@ const DEBIAN_PACKAGES = [
   ['command -v pdftoppm', 'poppler-utils'],
   // Tests make throw-away TLS certificates for loopback https servers.
   ['command -v openssl', 'openssl'],
-  // Only the render benchmark's peer (bench/render.ts prints Chromium's HTML → PDF beside Quire's).
+  // HTML to PDF at run time (plugins/html-to-pdf); also the render benchmark's peer.
   ['command -v chromium', 'chromium'],
   // LibreOffice: office conversions at run time; in tests, the independent reader of DOCX and ODT output.
   ['command -v soffice', 'libreoffice-writer-nogui'],
