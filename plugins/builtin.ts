@@ -3,6 +3,10 @@ export const BUILTIN_PLUGINS: string[] = [
   './pdf-merge/manifest.js',
   './pdf-split/manifest.js',
   './pdf-rotate/manifest.js',
+  './pdf-fill-form/manifest.js',
+  './pdf-unlock/manifest.js',
+  './pdf-watermark/manifest.js',
+  './pdf-metadata/manifest.js',
   './render-pdf/manifest.js',
   './render-docx/manifest.js',
 ];
