@@ -75,10 +75,20 @@ export async function openPdf(bytes: Uint8Array, label: string, opts: OpenPdfOpt
   await prescreenPdf(bytes, label);
   cachePdfNames();
   const context = await guardPdf(label, 'read', () => parseQuietly(bytes));
-  if (context.lookup(context.trailerInfo.Encrypt) && !opts.allowEncrypted) {
+  const encrypted = context.lookup(context.trailerInfo.Encrypt) !== undefined;
+  if (encrypted && !opts.allowEncrypted) {
     throw new PluginError('PDF_ENCRYPTED', `${label} is encrypted; ${UNLOCK_HINT} and send the unlocked file.`, { input: label });
   }
-  const pageRefs = guardPdfSync(label, 'read', () => flattenPageTree(context, label));
+  let pageRefs: PDFRef[];
+  try {
+    pageRefs = guardPdfSync(label, 'read', () => flattenPageTree(context, label));
+  } catch (err) {
+    // Pages kept in encrypted object streams look missing to a reader without the key.
+    if (encrypted && err instanceof PluginError && err.code === 'PDF_UNREADABLE') {
+      throw new PluginError('PDF_ENCRYPTED', `${label} is encrypted, and even its pages cannot be read without the password; ${UNLOCK_HINT} and send the unlocked file.`, { input: label });
+    }
+    throw err;
+  }
   const pageCount = pageRefs.length;
   if (pageCount === 0 && !opts.allowEmpty) {
     throw new PluginError('PDF_NO_PAGES', `${label} has no pages.`, { input: label });
