@@ -68,6 +68,21 @@ function fieldParentCyclePdf(): Uint8Array {
   ]);
 }
 
+/** A one-page form whose one field sits `depth` levels down a chain of parent fields. */
+function deepFieldTreePdf(depth = 40): Uint8Array {
+  const first = 4;
+  const fields = Array.from({ length: depth }, (_, k) => {
+    const parent = k === 0 ? '' : ` /Parent ${first + k - 1} 0 R`;
+    return k + 1 < depth ? `<< /T (f${k})${parent} /Kids [${first + k + 1} 0 R] >>` : `<< /T (leaf)${parent} /FT /Tx /Subtype /Widget /Rect [10 10 100 30] /P 3 0 R >>`;
+  });
+  return assemblePdf([
+    `<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [${first} 0 R] >> >>`,
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] /Annots [${first + depth - 1} 0 R] >>`,
+    ...fields,
+  ]);
+}
+
 const cases: Array<[string, () => Promise<Uint8Array> | Uint8Array, RegExp]> = [
   ['a decompression bomb', () => decompressionBombPdf(), /bomb|inflate/i],
   ['a two-layer decompression bomb', () => decompressionBombPdf({ layers: 2 }), /bomb|inflate/i],
@@ -124,6 +139,15 @@ for (const [name, make] of [
     }
   });
 }
+
+test('fill-form and metadata refuse a form whose fields nest 40 levels deep with PDF_TOO_COMPLEX', async () => {
+  const id = await api.uploadId(deepFieldTreePdf(40), 'deep-form.pdf');
+  for (const [path, body] of [requests(id)[0]!, requests(id)[3]!]) {
+    const job = await api.waitForJob((await api.post(path, body)).body.id);
+    assert.is(job.errorCode, 'PDF_TOO_COMPLEX', `${path}: ${job.error}`);
+    assert.match(job.error, 'form fields more than 32 levels deep');
+  }
+});
 
 test('fuzzed and cut-off files end every job as COMPLETED or a PDF_* failure, never a crash or a timeout', async () => {
   const source = Buffer.from(await makePdf(3, { label: 'Fuzz', objectStreams: false }));

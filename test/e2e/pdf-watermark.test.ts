@@ -123,6 +123,20 @@ test('places the watermark at the named position as the reader sees the page, al
   }
 });
 
+test('places the watermark within a page box that does not start at the origin', async () => {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([1000, 1000]);
+  page.setMediaBox(300, 200, 400, 600);
+  page.drawRectangle({ x: 300, y: 200, width: 400, height: 600, color: rgb(0, 0, 1) });
+  const id = await api.uploadId(await doc.save(), 'offset.pdf');
+  const red = await api.uploadId(solidImage('#ff0000', 100, 100, 'png'), 'red.png');
+  const { job, pdf } = await watermark({ fileId: id, imageFileId: red, imageWidth: 100, position: 'bottom-right', margin: 20, opacity: 1 });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const [br, tl] = await pdfPixels(pdf, 1, [[0.85, 0.9], [0.15, 0.1]]);
+  assert.ok(isRed(br!), `red in the bottom right, got ${br}`);
+  assert.ok(isBlue(tl!), `blue in the top left, got ${tl}`);
+});
+
 test('turns text by the rotation as the reader sees it, in the given colour', async () => {
   const id = await api.uploadId(await makePdf(1), 'one.pdf');
   const { job, pdf } = await watermark({ fileId: id, text: 'ANGLED', rotation: 45, fontSize: 60, color: '#00ff00', opacity: 1 });
