@@ -88,13 +88,20 @@ function checkParentChain(context: PDFDocument['context'], node: PDFDict, label:
   }
 }
 
-/** The form of a checked document (checkFieldTree first), with pdf-lib's warnings (XFA removal) silenced. */
-export function openForm(doc: PDFDocument, label: string): PDFForm {
+/**
+ * The form of a checked document (checkFieldTree first), with pdf-lib's console warnings silenced.
+ * pdf-lib drops an XFA part when it opens a form; `keepXfa` puts it back, for reading without changing the document.
+ */
+export function openForm(doc: PDFDocument, label: string, keepXfa = false): PDFForm {
   return guardPdfSync(label, 'read', () => {
+    const acroForm = doc.context.lookup(doc.catalog.get(N.AcroForm));
+    const xfa = keepXfa && acroForm instanceof PDFDict ? acroForm.get(N.XFA) : undefined;
     const warn = console.warn;
     console.warn = () => {};
     try {
-      return doc.getForm();
+      const form = doc.getForm();
+      if (xfa !== undefined) (acroForm as PDFDict).set(N.XFA, xfa);
+      return form;
     } finally {
       console.warn = warn;
     }
@@ -137,23 +144,6 @@ export function describeField(field: PDFField): FieldInfo {
 export function readFormFields(doc: PDFDocument, label: string): FieldInfo[] {
   if (formPresence(doc).acroFormFields === 0) return [];
   checkFieldTree(doc, label);
-  return guardPdfSync(label, 'read', () => {
-    // openForm would drop an XFA part; reading must not change the document, so use the AcroForm as it is.
-    const form = openFormKeepingXfa(doc);
-    return form.getFields().map(describeField);
-  });
-}
-
-function openFormKeepingXfa(doc: PDFDocument): PDFForm {
-  const acroForm = doc.context.lookup(doc.catalog.get(N.AcroForm)) as PDFDict;
-  const xfa = acroForm.get(N.XFA);
-  const warn = console.warn;
-  console.warn = () => {};
-  try {
-    const form = doc.getForm();
-    if (xfa !== undefined) acroForm.set(N.XFA, xfa);
-    return form;
-  } finally {
-    console.warn = warn;
-  }
+  const form = openForm(doc, label, true);
+  return guardPdfSync(label, 'read', () => form.getFields().map(describeField));
 }
