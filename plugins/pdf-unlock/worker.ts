@@ -31,6 +31,7 @@ export async function unlock(input: WorkerInput<UnlockParams>): Promise<WorkerOu
     await writeFile(source, file.bytes, { mode: 0o600 });
     const info = await readEncryption(source, password, limits, [source]);
     if (!info.encrypted) {
+      await rm(dir, { recursive: true, force: true });
       // Nothing to remove: check the file is a sound PDF, then hand it back as it came.
       const { pageCount } = await openPdf(file.bytes, LABEL, { allowEmpty: true });
       const result: UnlockResultBody = { wasEncrypted: false, encryption: null, passwordMatched: null, pageCount };
@@ -42,6 +43,8 @@ export async function unlock(input: WorkerInput<UnlockParams>): Promise<WorkerOu
       throw new PluginError('QPDF_FAILED', `${LABEL} could not be decrypted: ${qpdfMessage(run.stderr, [source, target])}.`, { input: LABEL });
     }
     const bytes = new Uint8Array(await readFile(target));
+    // No decrypted copy stays on disk while the checks run: a thread stopped at its deadline skips `finally`.
+    await rm(dir, { recursive: true, force: true });
     // The decrypted file goes through the same checks as any input (bombs, nesting, page tree).
     const { pageCount } = await openPdf(bytes, LABEL, { allowEmpty: true });
     const passwordMatched = info.ownerpasswordmatched && password !== '' ? 'owner' : password === '' ? 'none' : 'user';
