@@ -25,7 +25,7 @@ import { BOMB_FLOOR_BYTES, MAX_INFLATE_RATIO, MAX_OBJECT_NESTING, findDecompress
 /** The error codes this module throws, with what each means; manifests spread it into `errors`. */
 export const PDF_LOAD_ERRORS = {
   PDF_UNREADABLE: 'An input is not a readable PDF: not a PDF at all, damaged, truncated, or its page tree is broken (for example it loops back on itself).',
-  PDF_ENCRYPTED: 'An input is password-protected or encrypted; remove its password first and upload the unlocked file.',
+  PDF_ENCRYPTED: 'An input is password-protected or encrypted; remove its password first with POST /tools/pdf/unlock and use the unlocked file.',
   PDF_NO_PAGES: 'An input PDF has no pages.',
   PDF_TOO_COMPLEX: 'An input PDF nests its objects or page tree too deeply to process safely.',
   PDF_DECOMPRESSION_BOMB: `An input PDF has a compressed stream that inflates far beyond any real content (over ${BOMB_FLOOR_BYTES / 2 ** 20} MB and ${MAX_INFLATE_RATIO} times its size): a decompression bomb.`,
@@ -34,7 +34,7 @@ export const PDF_LOAD_ERRORS = {
 /** Deepest page tree accepted; real page trees are a handful of levels deep. */
 export const MAX_PAGE_TREE_DEPTH = 256;
 
-const UNLOCK_HINT = 'remove its password first';
+const UNLOCK_HINT = 'remove its password first with POST /tools/pdf/unlock';
 
 export interface OpenedPdf {
   doc: PDFDocument;
@@ -72,6 +72,37 @@ const DocumentFromContext = PDFDocument as unknown as new (context: PDFContext, 
  * messages, e.g. `fileIds[1]`. Throws PluginError with a PDF_LOAD_ERRORS code.
  */
 export async function openPdf(bytes: Uint8Array, label: string, opts: OpenPdfOptions = {}): Promise<OpenedPdf> {
+  await prescreenPdf(bytes, label);
+  cachePdfNames();
+  const context = await guardPdf(label, 'read', () => parseQuietly(bytes));
+  const encrypted = context.lookup(context.trailerInfo.Encrypt) !== undefined;
+  if (encrypted && !opts.allowEncrypted) {
+    throw new PluginError('PDF_ENCRYPTED', `${label} is encrypted; ${UNLOCK_HINT} and send the unlocked file.`, { input: label });
+  }
+  let pageRefs: PDFRef[];
+  try {
+    pageRefs = guardPdfSync(label, 'read', () => flattenPageTree(context, label));
+  } catch (err) {
+    // Pages kept in encrypted object streams look missing to a reader without the key.
+    if (encrypted && err instanceof PluginError && err.code === 'PDF_UNREADABLE') {
+      throw new PluginError('PDF_ENCRYPTED', `${label} is encrypted, and even its pages cannot be read without the password; ${UNLOCK_HINT} and send the unlocked file.`, { input: label });
+    }
+    throw err;
+  }
+  const pageCount = pageRefs.length;
+  if (pageCount === 0 && !opts.allowEmpty) {
+    throw new PluginError('PDF_NO_PAGES', `${label} has no pages.`, { input: label });
+  }
+  const doc = new DocumentFromContext(context, true, false);
+  return { doc, pageCount, pageRefs, objectStreams: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ObjStm') };
+}
+
+/**
+ * The checks openPdf makes before any parser sees the bytes: a %PDF- header, object nesting within
+ * MAX_OBJECT_NESTING, and no Flate stream that inflates like a bomb. For tools that hand the file to
+ * another program (qpdf) rather than to pdf-lib. Throws PluginError with a PDF_LOAD_ERRORS code.
+ */
+export async function prescreenPdf(bytes: Uint8Array, label: string): Promise<void> {
   if (!hasPdfHeader(bytes)) throw unreadable(label, 'it does not start with a %PDF- header');
   const scan = scanRawPdf(bytes);
   if (scan.tooDeep) {
@@ -87,18 +118,6 @@ export async function openPdf(bytes: Uint8Array, label: string, opts: OpenPdfOpt
       { input: label, object: bomb.object },
     );
   }
-  cachePdfNames();
-  const context = await guardPdf(label, 'read', () => parseQuietly(bytes));
-  if (context.lookup(context.trailerInfo.Encrypt) && !opts.allowEncrypted) {
-    throw new PluginError('PDF_ENCRYPTED', `${label} is encrypted; ${UNLOCK_HINT} and send the unlocked file.`, { input: label });
-  }
-  const pageRefs = guardPdfSync(label, 'read', () => flattenPageTree(context, label));
-  const pageCount = pageRefs.length;
-  if (pageCount === 0 && !opts.allowEmpty) {
-    throw new PluginError('PDF_NO_PAGES', `${label} has no pages.`, { input: label });
-  }
-  const doc = new DocumentFromContext(context, true, false);
-  return { doc, pageCount, pageRefs, objectStreams: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('/ObjStm') };
 }
 
 /** The page count of a PDF, verified as in openPdf (encrypted files are counted when their structure is readable). */

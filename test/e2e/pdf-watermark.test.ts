@@ -1,0 +1,218 @@
+// POST /tools/pdf/watermark: text and image watermarks, checked with pdfjs (text and its angle), poppler (text, rendered pixels) and qpdf.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createCanvas } from '@napi-rs/canvas';
+import { PDFDocument, degrees, rgb } from 'pdf-lib';
+import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { ApiClient } from '../helpers/api-client.js';
+import { makePdf } from '../fixtures/pdfs.js';
+import { pdfPageTexts, pdfPixels, pdfTextAngle, pdftotextPages, qpdfCheck, qpdfObjects } from '../fixtures/pdf-readers.js';
+
+const WATERMARK = '/api/v1/dev/tools/pdf/watermark';
+let server: RunningServer;
+let api: ApiClient;
+
+test.before(async () => {
+  server = await startServer();
+  api = new ApiClient(server.baseUrl, OWNER_KEY);
+});
+
+test.after(async () => {
+  await server.stop();
+  cleanup(server.dataDir);
+});
+
+async function watermark(body: Record<string, unknown>): Promise<{ job: any; pdf: Buffer }> {
+  const created = await api.post(WATERMARK, body);
+  assert.is(created.status, 202, created.bytes.toString());
+  assert.is(created.body.action, 'pdf.watermark');
+  const job = await api.waitForJob(created.body.id);
+  if (job.status !== 'COMPLETED') return { job, pdf: Buffer.alloc(0) };
+  const dl = await api.withKey(null).download(job.downloadUrl);
+  assert.is(dl.headers.get('content-type'), 'application/pdf');
+  return { job, pdf: dl.bytes };
+}
+
+/** A solid-colour raster image made with a canvas library. */
+function solidImage(colour: string, width: number, height: number, type: 'png' | 'jpeg'): Uint8Array {
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = colour;
+  ctx.fillRect(0, 0, width, height);
+  return new Uint8Array(type === 'png' ? canvas.toBuffer('image/png') : canvas.toBuffer('image/jpeg'));
+}
+
+/** Pages painted edge to edge with opaque blue, so that anything under the content is hidden. */
+async function bluePagesPdf(pages: number, rotate = 0): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage([400, 600]);
+    page.drawRectangle({ x: 0, y: 0, width: 400, height: 600, color: rgb(0, 0, 1) });
+    if (rotate) page.setRotation(degrees(rotate));
+  }
+  return doc.save();
+}
+
+const isRed = ([r, g, b]: number[]) => r! > 200 && g! < 60 && b! < 60;
+const isBlue = ([r, g, b]: number[]) => r! < 60 && g! < 60 && b! > 200;
+
+test('stamps text over every page by default, sharing one watermark object, and keeps the content', async () => {
+  const source = await makePdf(6, { label: 'Body' });
+  const id = await api.uploadId(source, 'six.pdf');
+  const { job, pdf } = await watermark({ fileId: id, text: 'CONFIDENTIAL' });
+  assert.is(job.status, 'COMPLETED', job.error);
+  assert.equal(job.result, { watermarkedPages: 6, pageCount: 6, kind: 'text' });
+  assert.is(job.creditCost, 1);
+  const texts = await pdfPageTexts(pdf);
+  texts.forEach((t, i) => {
+    assert.match(t, 'CONFIDENTIAL', `page ${i + 1}`);
+    assert.match(t, `Body page ${i + 1}`);
+  });
+  // One watermark object serves all six pages.
+  const forms = Object.values(await qpdfObjects(pdf)).filter((o) => o.stream?.dict['/Subtype'] === '/Form');
+  assert.is(forms.length, 1);
+  const check = await qpdfCheck(pdf);
+  assert.ok(check.ok, check.output);
+});
+
+test('stamps only the pages named by page specs', async () => {
+  const id = await api.uploadId(await makePdf(5, { label: 'Sel' }), 'five.pdf');
+  const { job, pdf } = await watermark({ fileId: id, text: 'DRAFT COPY', pages: ['2', '4-'] });
+  assert.is(job.status, 'COMPLETED', job.error);
+  assert.is(job.result.watermarkedPages, 3);
+  const texts = await pdftotextPages(pdf);
+  assert.equal(
+    texts.map((t) => t.includes('DRAFT COPY')),
+    [false, true, false, true, true],
+  );
+});
+
+test('an image over the content covers it; under the content it is hidden; half opacity mixes the two', async () => {
+  const pdfId = await api.uploadId(await bluePagesPdf(1), 'blue.pdf');
+  const red = await api.uploadId(solidImage('#ff0000', 200, 200, 'png'), 'red.png');
+  const centre: [number, number] = [0.5, 0.5];
+
+  const over = await watermark({ fileId: pdfId, imageFileId: red, opacity: 1 });
+  assert.is(over.job.status, 'COMPLETED', over.job.error);
+  assert.is(over.job.result.kind, 'image');
+  assert.ok(isRed((await pdfPixels(over.pdf, 1, [centre]))[0]!), 'over: red at the centre');
+
+  const under = await watermark({ fileId: pdfId, imageFileId: red, opacity: 1, layer: 'under' });
+  assert.ok(isBlue((await pdfPixels(under.pdf, 1, [centre]))[0]!), 'under: the blue page hides it');
+
+  const half = await watermark({ fileId: pdfId, imageFileId: red, opacity: 0.5 });
+  const [r, g, b] = (await pdfPixels(half.pdf, 1, [centre]))[0]!;
+  assert.ok(Math.abs(r - 128) < 25 && g < 40 && Math.abs(b - 128) < 25, `half opacity mixes red and blue: ${[r, g, b]}`);
+  assert.ok((await qpdfCheck(half.pdf)).ok);
+});
+
+test('places the watermark at the named position as the reader sees the page, also on a rotated page', async () => {
+  const red = await api.uploadId(solidImage('#ff0000', 100, 100, 'jpeg'), 'red.jpg');
+  // Page 400 x 600 pt; a 100 pt image 20 pt from the corner covers 20-120 pt: 5-30 % across, 3-20 % down.
+  const inTopLeft: [number, number] = [0.15, 0.1];
+  const inBottomRight: [number, number] = [0.85, 0.9];
+  for (const rotate of [0, 90]) {
+    const id = await api.uploadId(await bluePagesPdf(1, rotate), `blue-${rotate}.pdf`);
+    const { job, pdf } = await watermark({ fileId: id, imageFileId: red, imageWidth: 100, position: 'top-left', margin: 20, opacity: 1 });
+    assert.is(job.status, 'COMPLETED', job.error);
+    // pdftoppm renders the page as the reader sees it (rotated), so the fractions are of that view.
+    const [tl, centre, br] = await pdfPixels(pdf, 1, [inTopLeft, [0.5, 0.5], inBottomRight]);
+    assert.ok(isRed(tl!), `rotate ${rotate}: red in the top left, got ${tl}`);
+    assert.ok(isBlue(centre!), `rotate ${rotate}: blue in the centre`);
+    assert.ok(isBlue(br!), `rotate ${rotate}: blue in the bottom right`);
+  }
+});
+
+test('places the watermark within a page box that does not start at the origin', async () => {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([1000, 1000]);
+  page.setMediaBox(300, 200, 400, 600);
+  page.drawRectangle({ x: 300, y: 200, width: 400, height: 600, color: rgb(0, 0, 1) });
+  const id = await api.uploadId(await doc.save(), 'offset.pdf');
+  const red = await api.uploadId(solidImage('#ff0000', 100, 100, 'png'), 'red.png');
+  const { job, pdf } = await watermark({ fileId: id, imageFileId: red, imageWidth: 100, position: 'bottom-right', margin: 20, opacity: 1 });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const [br, tl] = await pdfPixels(pdf, 1, [[0.85, 0.9], [0.15, 0.1]]);
+  assert.ok(isRed(br!), `red in the bottom right, got ${br}`);
+  assert.ok(isBlue(tl!), `blue in the top left, got ${tl}`);
+});
+
+test('turns text by the rotation as the reader sees it, in the given colour', async () => {
+  const id = await api.uploadId(await makePdf(1), 'one.pdf');
+  const { job, pdf } = await watermark({ fileId: id, text: 'ANGLED', rotation: 45, fontSize: 60, color: '#00ff00', opacity: 1 });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const angle = (await pdfTextAngle(pdf, 1, "ANGLED"))!;
+  assert.ok(Math.abs(angle - 45) < 0.5, `angle ${angle}`);
+  // Somewhere around the middle of the page the glyphs are pure green.
+  const grid: Array<[number, number]> = [];
+  for (let i = 0; i < 30; i++) for (let j = 0; j < 30; j++) grid.push([0.3 + (0.4 * i) / 29, 0.35 + (0.3 * j) / 29]);
+  const pixels = await pdfPixels(pdf, 1, grid, 72);
+  assert.ok(pixels.some(([r, g, b]) => g > 200 && r < 60 && b < 60), 'green glyph pixels');
+});
+
+test('keeps text upright for the reader on a page with /Rotate 90', async () => {
+  const doc = await PDFDocument.load(await makePdf(1));
+  doc.getPage(0).setRotation(degrees(90));
+  const id = await api.uploadId(await doc.save(), 'turned.pdf');
+  const { pdf } = await watermark({ fileId: id, text: 'UPRIGHT' });
+  // In page space the text runs at 90 degrees, which the page's own rotation turns back to horizontal.
+  assert.ok(Math.abs((await pdfTextAngle(pdf, 1, "UPRIGHT"))! - 90) < 0.5);
+});
+
+test('tiles text across the whole page, under the content', async () => {
+  const id = await api.uploadId(await makePdf(2), 'two.pdf');
+  const { job, pdf } = await watermark({ fileId: id, text: 'TILED', position: 'tile', fontSize: 20, tileGap: 40, layer: 'under', pages: ['1'] });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const [first, second] = await pdftotextPages(pdf);
+  const copies = first!.match(/TILED/g)?.length ?? 0;
+  assert.ok(copies >= 20, `${copies} copies`);
+  assert.not.match(second!, 'TILED');
+});
+
+test('fails clearly for neither or both of text and image, unprintable text, and too dense tiling', async () => {
+  const id = await api.uploadId(await makePdf(1), 'one.pdf');
+  const red = await api.uploadId(solidImage('#ff0000', 10, 10, 'png'), 'red.png');
+  const neither = await watermark({ fileId: id });
+  assert.is(neither.job.errorCode, 'WATERMARK_INVALID');
+  assert.match(neither.job.error, 'either `text` or `imageFileId`');
+  const both = await watermark({ fileId: id, text: 'x', imageFileId: red });
+  assert.match(both.job.error, 'not both');
+  const cjk = await watermark({ fileId: id, text: 'Secret 秘密' });
+  assert.is(cjk.job.errorCode, 'WATERMARK_INVALID');
+  assert.match(cjk.job.error, '"秘" (U+79D8)');
+  const dense = await watermark({ fileId: id, text: '.', fontSize: 4, tileGap: 0, position: 'tile' });
+  assert.is(dense.job.errorCode, 'WATERMARK_INVALID');
+  assert.match(dense.job.error, 'tileGap');
+});
+
+test('refuses an image with too many pixels before decoding it', async () => {
+  const id = await api.uploadId(await makePdf(1), 'one.pdf');
+  // A PNG header declaring 30000 x 30000 pixels.
+  const png = Buffer.from(solidImage('#ff0000', 1, 1, 'png'));
+  png.writeUInt32BE(30_000, 16);
+  png.writeUInt32BE(30_000, 20);
+  const big = await api.uploadId(png, 'huge.png');
+  const { job } = await watermark({ fileId: id, imageFileId: big });
+  assert.is(job.status, 'FAILED');
+  assert.is(job.errorCode, 'IMAGE_UNREADABLE');
+  assert.match(job.error, '30000 × 30000');
+});
+
+test('answers 400 listing the valid options, 400 for a page past the end, 415 for an image that is not PNG or JPEG', async () => {
+  const id = await api.uploadId(await makePdf(2), 'two.pdf');
+  const position = await api.post(WATERMARK, { fileId: id, text: 'x', position: 'middle', layer: 'above' });
+  assert.is(position.status, 400);
+  const messages = Object.fromEntries(position.body.errors.map((e: { path: string; message: string }) => [e.path, e.message]));
+  assert.match(messages.position, '"center", "top-left", "top", "top-right", "left", "right", "bottom-left", "bottom", "bottom-right", "tile"');
+  assert.match(messages.layer, '"over", "under"');
+  const colour = await api.post(WATERMARK, { fileId: id, text: 'x', color: 'red', opacity: 2 });
+  assert.equal(colour.body.errors.map((e: { path: string }) => e.path).sort(), ['color', 'opacity']);
+  const range = await api.post(WATERMARK, { fileId: id, text: 'x', pages: ['3'] });
+  assert.is(range.status, 400);
+  assert.is(range.body.errors[0].path, 'pages[0]');
+  const notImage = await api.post(WATERMARK, { fileId: id, imageFileId: id });
+  assert.is(notImage.status, 415);
+  assert.match(notImage.body.detail, 'imageFileId');
+});
+
+test.run();
