@@ -1,0 +1,4 @@
+// The LibreOffice conversion service: a warm soffice driven over UNO, shared by the plugins of one process.
+export { LibreOfficeConverter, OfficeConversionError, type LibreOfficeOptions, type ConversionErrorCode } from './converter.js';
+export { acquireLibreOffice, type LibreOfficeLease } from './shared.js';
+export { FORMAT_INFO, OFFICE_FORMATS, formatOfMime, type OfficeFormat } from './formats.js';
