@@ -4,6 +4,7 @@ export const BUILTIN_PLUGINS: string[] = [
   './pdf-split/manifest.js',
   './pdf-rotate/manifest.js',
   './render-pdf/manifest.js',
+  './docx-templates/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);

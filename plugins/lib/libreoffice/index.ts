@@ -2,3 +2,4 @@
 export { LibreOfficeConverter, OfficeConversionError, type LibreOfficeOptions, type ConversionErrorCode } from './converter.js';
 export { acquireLibreOffice, type LibreOfficeLease } from './shared.js';
 export { FORMAT_INFO, OFFICE_FORMATS, formatOfMime, type OfficeFormat } from './formats.js';
+export { libreOfficeSettings, libreOfficeComponents, LIBREOFFICE_ENV, type LibreOfficeSettings } from './settings.js';
