@@ -45,6 +45,8 @@ const ReplaceInput = Type.Object(
     variables: Type.Record(Type.String({ pattern: VARIABLE_NAME }), VariableValue, {
       minProperties: 1,
       maxProperties: 1000,
+      // A name placeholders cannot write (spaces, dots) is refused rather than silently never used.
+      additionalProperties: false,
       description: 'Values of the placeholders `{{name}}` / `${name}`, by name: text, image, list or table (at least one entry).',
     }),
     outputFormat: Type.Optional(
