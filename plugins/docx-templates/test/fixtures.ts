@@ -71,8 +71,17 @@ for name in z.namelist():
     if re.match(r'word/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$', name):
         root = ET.fromstring(z.read(name))
         paras = []
+        def own(el, out):
+            # The paragraph's own text: a text box's paragraphs inside it are paragraphs of their own.
+            for ch in el:
+                if ch.tag == W + 'p':
+                    continue
+                if ch.tag == W + 't':
+                    out.append(ch.text or '')
+                own(ch, out)
+            return out
         for p in root.iter(W + 'p'):
-            paras.append(''.join(t.text or '' for t in p.iter(W + 't')))
+            paras.append(''.join(own(p, [])))
         parts[name] = '\n'.join(paras)
 media = {}
 for name in z.namelist():
