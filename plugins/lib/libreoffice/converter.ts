@@ -1,7 +1,7 @@
 // A warm LibreOffice: one soffice kept running, driven over UNO by a small Python bridge; converts DOCX ⇄ ODT → PDF.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -52,8 +52,15 @@ interface Instance {
   conversions: number;
   pending: Map<number, Pending>;
   dead: boolean;
+  /** It died by itself (not stopped by this service). */
+  crashed: boolean;
   /** Why it died, for the conversions that were waiting on it. */
   deathReason: string;
+}
+
+export interface ConvertOptions {
+  /** Deadline of this conversion (default: the converter's `timeoutMs`). */
+  timeoutMs?: number;
 }
 
 export interface ConverterStats {
@@ -104,34 +111,51 @@ export class LibreOfficeConverter {
     await this.#instance();
   }
 
-  /** Converts a document held in memory. */
-  async convert(bytes: Uint8Array, from: OfficeFormat, to: OfficeFormat): Promise<Uint8Array> {
+  /** Converts a document held in memory; `timeoutMs` overrides the converter's deadline for this conversion. */
+  async convert(bytes: Uint8Array, from: OfficeFormat, to: OfficeFormat, options: ConvertOptions = {}): Promise<Uint8Array> {
     return this.#serial(async () => {
-      const inst = await this.#instance();
+      const work = await this.#workDir();
       const id = this.#nextId++;
-      const input = path.join(inst.workDir, `${id}-in.${from}`);
-      const output = path.join(inst.workDir, `${id}-out.${to}`);
+      const input = path.join(work, `${id}-in.${from}`);
+      const output = path.join(work, `${id}-out.${to}`);
       try {
         await writeFile(input, bytes);
-        await this.#run(inst, id, input, output, from, to);
+        await this.#convertOnce(input, output, from, to, options);
         return new Uint8Array(await readFile(output));
       } finally {
         await Promise.all([rm(input, { force: true }), rm(output, { force: true })]);
-        await this.#retireIfSpent(inst);
       }
     });
   }
 
   /** Converts a file on disk into `output` (absolute paths). */
-  async convertFile(input: string, output: string, from: OfficeFormat, to: OfficeFormat): Promise<void> {
-    await this.#serial(async () => {
+  async convertFile(input: string, output: string, from: OfficeFormat, to: OfficeFormat, options: ConvertOptions = {}): Promise<void> {
+    await this.#serial(() => this.#convertOnce(path.resolve(input), path.resolve(output), from, to, options));
+  }
+
+  /** One conversion; when soffice crashed under it (not a deadline), it is tried once more on a fresh soffice. */
+  async #convertOnce(input: string, output: string, from: OfficeFormat, to: OfficeFormat, options: ConvertOptions): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      // Taken right before the request is sent: no exit event can slip in between, so a dead soffice is never used.
       const inst = await this.#instance();
       try {
-        await this.#run(inst, this.#nextId++, path.resolve(input), path.resolve(output), from, to);
+        await this.#run(inst, this.#nextId++, input, output, from, to, options.timeoutMs ?? this.#opts.timeoutMs);
+        return;
+      } catch (err) {
+        const crashed = err instanceof OfficeConversionError && err.code === 'OFFICE_CONVERSION_FAILED' && inst.dead && inst.crashed;
+        if (!crashed || attempt >= 2) throw err;
+        this.#log('warn', 'LibreOffice crashed during a conversion; trying it once more', {});
       } finally {
         await this.#retireIfSpent(inst);
       }
-    });
+    }
+  }
+
+  async #workDir(): Promise<string> {
+    this.#root ??= await mkdtemp(path.join(os.tmpdir(), 'quire-libreoffice-'));
+    const work = path.join(this.#root, 'work');
+    await mkdir(work, { recursive: true });
+    return work;
   }
 
   /** Stops soffice and the bridge and removes the profile; later conversions fail. */
@@ -151,7 +175,7 @@ export class LibreOfficeConverter {
     return run;
   }
 
-  async #run(inst: Instance, id: number, input: string, output: string, from: OfficeFormat, to: OfficeFormat): Promise<void> {
+  async #run(inst: Instance, id: number, input: string, output: string, from: OfficeFormat, to: OfficeFormat, timeoutMs: number): Promise<void> {
     const importFilter = FORMAT_INFO[from].importFilter;
     if (!importFilter) throw new OfficeConversionError('OFFICE_CONVERSION_FAILED', `LibreOffice cannot open ${from.toUpperCase()} as a text document.`);
     const request = { id, op: 'convert', input, output, inputFilter: importFilter, outputFilter: FORMAT_INFO[to].exportFilter };
@@ -160,9 +184,11 @@ export class LibreOfficeConverter {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         this.#stats.timeouts++;
-        reject(new OfficeConversionError('OFFICE_CONVERSION_TIMEOUT', `LibreOffice did not finish converting ${from.toUpperCase()} to ${to.toUpperCase()} within ${this.#opts.timeoutMs} ms; it was restarted.`));
-        void this.#stop(inst, `a conversion exceeded its ${this.#opts.timeoutMs} ms deadline`);
-      }, this.#opts.timeoutMs);
+        // The caller hears of it once the hung soffice is gone; the next conversion starts a fresh one.
+        const error = new OfficeConversionError('OFFICE_CONVERSION_TIMEOUT', `LibreOffice did not finish converting ${from.toUpperCase()} to ${to.toUpperCase()} within ${timeoutMs} ms; it was restarted.`);
+        inst.pending.delete(id);
+        void this.#stop(inst, `a conversion exceeded its ${timeoutMs} ms deadline`).finally(() => reject(error));
+      }, timeoutMs);
     });
     try {
       inst.bridge.stdin!.write(`${JSON.stringify(request)}\n`);
@@ -187,6 +213,7 @@ export class LibreOfficeConverter {
   /** The running instance, starting one (once, however many callers wait) when there is none. */
   #instance(): Promise<Instance> {
     if (this.#closed) return Promise.reject(new OfficeConversionError('OFFICE_UNAVAILABLE', 'The LibreOffice converter is closed.'));
+    if (this.#current?.dead) this.#current = null;
     if (this.#current && !this.#current.dead) return Promise.resolve(this.#current);
     this.#starting ??= this.#start().finally(() => (this.#starting = null));
     return this.#starting;
@@ -215,7 +242,9 @@ export class LibreOfficeConverter {
     const bridge = spawn(this.#opts.pythonPath, [BRIDGE, `pipe,name=${pipeName}`, String(this.#opts.startTimeoutMs / 1000)], { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv });
     let bridgeErr = '';
     bridge.stderr!.on('data', (d: Buffer) => (bridgeErr = (bridgeErr + d.toString()).slice(-2000)));
-    const inst: Instance = { soffice, bridge, workDir, conversions: 0, pending: new Map(), dead: false, deathReason: '' };
+    // A write to a bridge that just died must not become an unhandled EPIPE; its exit is handled below.
+    bridge.stdin!.on('error', () => undefined);
+    const inst: Instance = { soffice, bridge, workDir, conversions: 0, pending: new Map(), dead: false, crashed: false, deathReason: '' };
 
     const ready = new Promise<void>((resolve, reject) => {
       const fail = (why: string) => reject(new OfficeConversionError('OFFICE_UNAVAILABLE', `LibreOffice could not be started (${this.#opts.sofficePath}): ${why}`));
@@ -240,6 +269,7 @@ export class LibreOfficeConverter {
     });
     const onDeath = (what: string) => () => {
       if (inst.dead) return;
+      inst.crashed = true;
       if (!this.#closed) this.#stats.crashes++;
       this.#log('warn', 'LibreOffice stopped unexpectedly', { what, stderr: (sofficeErr + bridgeErr).slice(-500) });
       void this.#stop(inst, `${what} stopped unexpectedly`);
