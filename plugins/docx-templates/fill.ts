@@ -5,7 +5,7 @@ import type { VariableValueT } from './contract.js';
 import { DOCX_TEXT_PARTS, docxDialect } from './docx-format.js';
 import { prepareImage, type TemplateImage } from './images.js';
 import { ODT_TEXT_PARTS, odtDialect } from './odt-format.js';
-import { analyze, rewrite, textPieces, type Dialect, type Match, type PartAnalysis, type PartWriter, type Piece, type RewritePlan } from './placeholders.js';
+import { analyze, rewrite, textPieces, type Match, type PartAnalysis, type PartWriter, type Piece, type RewritePlan } from './placeholders.js';
 import { Tok, XmlError, attr, escapeXml, tokenize } from './xml-tokens.js';
 
 export type TemplateFormat = 'docx' | 'odt';
@@ -367,4 +367,3 @@ function guardXml<T>(fn: () => T): T {
   }
 }
 
-export type { Dialect };

@@ -17,8 +17,9 @@ let logoId: string;
 let svgId: string;
 
 test.before(async () => {
-  const [s, invoice] = await Promise.all([startServer(), libreOfficeInvoice()]);
-  server = s;
+  // One after the other: on a busy machine two cold LibreOffice starts beside a server boot can outlast its start timeout.
+  const invoice = await libreOfficeInvoice();
+  server = await startServer();
   api = new ApiClient(server.baseUrl, OWNER_KEY);
   docxId = await api.uploadId(invoice.docx, 'invoice.docx');
   odtId = await api.uploadId(invoice.odt, 'invoice.odt');
@@ -184,12 +185,14 @@ test('a row that lacks a column, or has one the template does not use, fails the
 
 test('user text is data: markup, entities and control characters in values come out literally', async () => {
   const hostile = '</w:t></w:r><w:r><w:t>x]]>&amp;<text:span/>\u0001"\'';
-  const vars = { ...invoiceVariables([{ name: hostile, qty: '1', price: '2' }]), client: hostile };
+  // A value that looks like a placeholder is text too: values are never scanned again.
+  const vars = { ...invoiceVariables([{ name: hostile, qty: '1', price: '2' }]), client: hostile, total: '{{number}} ${number}' };
   const [dj, oj] = await Promise.all([runJob({ fileId: docxId, variables: vars }), runJob({ fileId: odtId, variables: vars })]);
   const shown = hostile.replace('\u0001', '');
   const docx = await docxReport((await download(dj)).bytes);
   assert.ok(docx.paragraphs.includes(`Dear ${shown}, thank you for your order.`), docx.paragraphs.join(' | '));
   assert.is(docx.tables[0]![1]![0], shown);
+  assert.ok(docx.paragraphs.includes('Total due: {{number}} ${number}'), docx.paragraphs.join(' | '));
   const odt = await odtReport((await download(oj)).bytes);
   assert.ok(odt.paragraphs.includes(`Dear ${shown}, thank you for your order.`), odt.paragraphs.join(' | '));
 });
