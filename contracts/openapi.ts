@@ -76,7 +76,10 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     for (const [status, body] of Object.entries(r.doc.responses)) {
       const description = STATUS_TEXT[Number(status)] ?? 'Response';
       if (body === null) responses[status] = { description };
-      else if (typeof body === 'string') responses[status] = { description, content: { [body]: { schema: { type: 'string', format: 'binary' } } } };
+      else if (typeof body === 'string' || Array.isArray(body)) {
+        const binary = { schema: { type: 'string', format: 'binary' } };
+        responses[status] = { description, content: Object.fromEntries((typeof body === 'string' ? [body] : body).map((type) => [type, binary])) };
+      }
       else responses[status] = { description, content: { 'application/json': { schema: toOpenApiSchema(body) } } };
     }
     if (r.auth !== 'none') responses['401'] = problemResponse('Missing, malformed or wrong kind of credentials');

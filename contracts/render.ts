@@ -1,6 +1,8 @@
-// Public shapes of rendering: the request of POST /render, the render job, PDF profiles and compliance facts.
+// Public shapes of rendering: the requests of POST /render and its page-image and Markdown variants, the render
+// job, PDF profiles and compliance facts.
 import { Type, type Static } from '@sinclair/typebox';
 import { WebhookSchema } from './common.js';
+import { StringEnum } from './document-json.js';
 
 export const PDF_PROFILES = ['standard', 'pdfa-1b', 'pdfa-2b', 'pdfa-3b', 'pdfua-1'] as const;
 export type PdfProfile = (typeof PDF_PROFILES)[number];
@@ -17,6 +19,36 @@ export const RenderRequestSchema = Type.Object(
     webhook: Type.Optional(WebhookSchema),
   },
   { additionalProperties: false, description: 'A temporary render: nothing is saved, the output expires.' },
+);
+
+// ---------------------------------------------------------------- page images
+
+export const IMAGE_FORMATS = ['png', 'jpeg'] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+/** Resolution of page images: 150 dpi unless asked; below 36 pages are unreadable, above 600 too large. */
+export const IMAGE_DPI = { default: 150, minimum: 36, maximum: 600 } as const;
+
+export const ImageOptionsSchema = Type.Object(
+  {
+    format: Type.Optional(StringEnum(IMAGE_FORMATS, { default: 'png', description: 'png (lossless, default) or jpeg (quality 90, smaller for photos).' })),
+    dpi: Type.Optional(
+      Type.Number({ minimum: IMAGE_DPI.minimum, maximum: IMAGE_DPI.maximum, default: IMAGE_DPI.default, description: `Resolution in dots per inch (${IMAGE_DPI.minimum} to ${IMAGE_DPI.maximum}, default ${IMAGE_DPI.default}): a page is round(width in inches × dpi) pixels wide.` }),
+    ),
+    pages: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        minItems: 1,
+        maxItems: 100,
+        description: 'Page specs (`n`, `a-b`, `a-`; pages count from 1) selecting the pages to rasterise; default every page. Overlapping specs select a page once.',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Page images of the PDF rendering: one selected page gives the image file, several a ZIP of page-<n>.png or page-<n>.jpg.' },
+);
+export type ImageOptions = Static<typeof ImageOptionsSchema>;
+
+export const ImageRenderRequestSchema = Type.Object(
+  { ...RenderRequestSchema.properties, image: Type.Optional(ImageOptionsSchema) },
+  { additionalProperties: false, description: 'Page images of a temporary render: nothing is saved, the output expires.' },
 );
 
 export const PdfComplianceSchema = Type.Object(
@@ -56,6 +88,18 @@ export const RenderJobSchema = Type.Object({
   pdfCompliance: Type.Union([PdfComplianceSchema, Type.Null()], { description: 'Set when a PDF was produced.' }),
   pageCount: Type.Union([Type.Integer(), Type.Null()]),
   warnings: Type.Array(FieldIssue, { description: 'Unresolved references and other findings that did not block the render (errors with ?strict=true).' }),
+  image: Type.Union(
+    [
+      Type.Object({
+        format: StringEnum(IMAGE_FORMATS),
+        dpi: Type.Number(),
+        pages: Type.Array(Type.String(), { description: 'The page specs asked for (`["1-"]`, every page, when none were given).' }),
+        selectedPages: Type.Union([Type.Array(Type.Integer({ minimum: 1 })), Type.Null()], { description: 'The pages rasterised, ascending; set when COMPLETED.' }),
+      }),
+      Type.Null(),
+    ],
+    { description: 'The page-image settings of POST /render/images and POST /render/markdown/images; null for other renders.' },
+  ),
 });
 export type RenderJob = Static<typeof RenderJobSchema>;
 
@@ -81,6 +125,11 @@ export const MarkdownRenderRequestSchema = Type.Object(MARKDOWN_FIELDS, {
   description: 'Render Extended Markdown: the request fields go over the front matter (docs/extended-markdown.md#requests). A temporary render: nothing is saved, the output expires.',
 });
 export type MarkdownRenderRequest = Static<typeof MarkdownRenderRequestSchema>;
+
+export const MarkdownImageRenderRequestSchema = Type.Object(
+  { ...MARKDOWN_FIELDS, image: Type.Optional(ImageOptionsSchema) },
+  { additionalProperties: false, description: 'Page images of rendered Extended Markdown: the body of POST /render/markdown plus `image`.' },
+);
 
 export const MarkdownValidateRequestSchema = Type.Object(MARKDOWN_FIELDS, {
   additionalProperties: false,

@@ -29,7 +29,20 @@ export function renderJobEvent(job: JobRecord): Record<string, unknown> {
 /** The download name of a render: `document.filename` (or `document`) plus the output's extension. */
 export function renderFilename(job: JobRecord): string {
   const doc = (job.params.document ?? {}) as { document?: { filename?: string; type?: string } };
-  return `${doc.document?.filename ?? 'document'}.${doc.document?.type ?? 'pdf'}`;
+  const image = job.params.image as { format: 'png' | 'jpeg'; pages: string[] } | undefined;
+  return `${doc.document?.filename ?? 'document'}.${image ? imageExtension(job, image) : (doc.document?.type ?? 'pdf')}`;
+}
+
+/**
+ * Page images: one selected page is the image itself, several a ZIP. Until the job completes the page
+ * count is unknown, so the name follows the request: one spec naming one page (`3`, `3-3`) is an image.
+ */
+function imageExtension(job: JobRecord, image: { format: 'png' | 'jpeg'; pages: string[] }): string {
+  const single = image.format === 'jpeg' ? 'jpg' : 'png';
+  const selected = (job.result as { selectedPages?: number[] } | null)?.selectedPages;
+  if (selected) return selected.length === 1 ? single : 'zip';
+  const one = image.pages.length === 1 && /^\s*(\d+)\s*(?:-\s*\1\s*)?$/.test(image.pages[0]!);
+  return one ? single : 'zip';
 }
 
 export class JobNotifier {

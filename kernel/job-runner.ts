@@ -242,8 +242,9 @@ export class JobRunner {
     const id = randomUUID();
     const now = this.clock.now();
     await this.blobs.put(id, file.bytes);
-    // A render target reports its page count; other PDFs are counted in the inspector's worker.
-    const { pageCount } = knownPages !== undefined ? { pageCount: knownPages } : file.mimeType === 'application/pdf' ? await this.inspector.inspect(file.bytes, file.mimeType) : { pageCount: null };
+    // A render target reports its page count; other PDFs are counted in the inspector's worker. Only a PDF
+    // output has pages (page images report the count of the PDF they were drawn from).
+    const { pageCount } = file.mimeType !== 'application/pdf' ? { pageCount: null } : knownPages !== undefined ? { pageCount: knownPages } : await this.inspector.inspect(file.bytes, file.mimeType);
     const rec: FileRecord = {
       id,
       orgId: job.orgId,

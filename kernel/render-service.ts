@@ -1,13 +1,25 @@
 // Creating render jobs: `{config, pdfProfile, webhook}` or Extended Markdown with its settings, checked
 // (document contract, strict references, images, target), then admitted like any job (backlog, credits)
-// and queued on the target's plugin. Also the no-render check of Extended Markdown.
+// and queued on the target's plugin; the page-image variants add `image` and target png/jpeg. Also the
+// no-render check of Extended Markdown.
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from './tokens.js';
 import { HttpError, type FieldError } from './errors.js';
 import { compileSchema, formatAjvErrors } from './schema.js';
+import type { ValidateFunction } from 'ajv';
 import { JobService } from './job-service.js';
-import { MarkdownRenderRequestSchema, RenderRequestSchema, type MarkdownRenderRequest, type MarkdownValidation } from '../contracts/render.js';
+import {
+  IMAGE_DPI,
+  ImageRenderRequestSchema,
+  MarkdownImageRenderRequestSchema,
+  MarkdownRenderRequestSchema,
+  RenderRequestSchema,
+  type ImageFormat,
+  type ImageOptions,
+  type MarkdownRenderRequest,
+  type MarkdownValidation,
+} from '../contracts/render.js';
 import { validateDocument, scanReferences } from '../contracts/document-validator.js';
 import type { Defaults, DocumentJson } from '../contracts/document-json.js';
 import { mergeDefaults, validateStyleDefinition } from '../contracts/styles.js';
@@ -20,9 +32,22 @@ import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
 import type { UrlPolicy } from './url-policy.js';
 import type { JobRecord, WebhookConfig } from './model.js';
 import { resolveTempImagePath } from './temp-images.js';
+import { checkPageSpecs } from './page-spec.js';
 
 const checkRequest = compileSchema(RenderRequestSchema);
+const checkImageRequest = compileSchema(ImageRenderRequestSchema);
 const checkMarkdownRequest = compileSchema<MarkdownRenderRequest>(MarkdownRenderRequestSchema);
+const checkMarkdownImageRequest = compileSchema<MarkdownRenderRequest & { image?: ImageOptions }>(MarkdownImageRenderRequestSchema);
+
+/** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
+export interface ImageSettings {
+  format: ImageFormat;
+  dpi: number;
+  pages: string[];
+}
+
+/** Targets whose output is not a PDF, so that no PDF profile applies. */
+const EDITABLE_TARGETS = new Set(['docx', 'odt']);
 
 const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
 
@@ -39,7 +64,18 @@ export class RenderService {
 
   async create(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
     if (!checkRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render.', formatAjvErrors(checkRequest.errors));
-    const { config, pdfProfile = 'standard', stylePresetId, webhook } = body as { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig };
+    return this.#createFromConfig(orgId, body as RenderBody, strict, 'POST /render');
+  }
+
+  /** POST /render/images: the document of POST /render, rasterised page by page (`image`). */
+  async createImages(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    if (!checkImageRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render/images.', formatAjvErrors(checkImageRequest.errors));
+    const image = imageSettings((body as RenderBody).image);
+    return this.#createFromConfig(orgId, body as RenderBody, strict, 'POST /render/images', image);
+  }
+
+  async #createFromConfig(orgId: string, body: RenderBody, strict: boolean, what: string, image?: ImageSettings): Promise<JobRecord> {
+    const { config, pdfProfile = 'standard', stylePresetId, webhook } = body;
     if (webhook) this.jobs.checkWebhook(webhook);
 
     // A preset lies beneath the document's own defaults; an invalid `config.defaults` is still reported at its own path.
@@ -55,19 +91,30 @@ export class RenderService {
       throw new HttpError('VALIDATION_FAILED', `Strict mode: ${summary(strictFindings)}.`, strictFindings);
     }
 
-    return this.#admit(orgId, doc, pdfProfile, webhook, findings, 'POST /render');
+    return this.#admit(orgId, doc, pdfProfile, webhook, findings, what, image);
   }
 
   /** POST /render/markdown: the Markdown and its settings become a document, rendered like POST /render. */
   async createFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
-    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict);
+    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown', false);
+  }
+
+  /** POST /render/markdown/images: the Markdown request plus `image`, rasterised like POST /render/images. */
+  async createImagesFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown/images', true);
+  }
+
+  async #createFromMarkdown(orgId: string, body: unknown, strict: boolean, what: string, images: boolean): Promise<JobRecord> {
+    // The image settings are checked first: they are the envelope's, and cheap.
+    const image = images && checkMarkdownImageRequest(body) ? imageSettings(body.image) : undefined;
+    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict, images ? checkMarkdownImageRequest : checkMarkdownRequest);
     if (parsed.errors.length) {
       throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${summary(parsed.errors.map(located))}.`, parsed.errors);
     }
     // The parser validated the document; validating again fills in the defaults the renderer relies on.
     const doc = validateDocument(parsed.document).document!;
     if (request.webhook) this.jobs.checkWebhook(request.webhook as WebhookConfig);
-    return this.#admit(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, 'POST /render/markdown');
+    return this.#admit(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, what, image);
   }
 
   /** POST /render/validate/markdown: what POST /render/markdown would say of the same body, without rendering. */
@@ -80,8 +127,8 @@ export class RenderService {
    * The request's envelope must match (else 400); the style preset must exist (else 400). Styling
    * errors in `style` and everything about the Markdown and the other settings are in the result.
    */
-  async #parseMarkdown(orgId: string, body: unknown, strict: boolean): Promise<{ request: MarkdownRenderRequest; parsed: ParseResult }> {
-    if (!checkMarkdownRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match the Extended Markdown request.', formatAjvErrors(checkMarkdownRequest.errors));
+  async #parseMarkdown(orgId: string, body: unknown, strict: boolean, check: ValidateFunction<MarkdownRenderRequest> = checkMarkdownRequest): Promise<{ request: MarkdownRenderRequest; parsed: ParseResult }> {
+    if (!check(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match the Extended Markdown request.', formatAjvErrors(check.errors));
     const request = body;
     const baseDefaults = request.stylePresetId ? await resolveStyle(this.store, orgId, request.stylePresetId) : undefined;
     const styleErrors: Issue[] = request.style ? validateStyleDefinition(request.style, 'style') : [];
@@ -102,13 +149,20 @@ export class RenderService {
     return { request, parsed };
   }
 
-  async #admit(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string): Promise<JobRecord> {
-    const reg = this.#target(doc.document.type);
+  /** Page images target their format (the pages of the PDF rendering, whatever `document.type` says). */
+  async #admit(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string, image?: ImageSettings): Promise<JobRecord> {
+    const reg = image ? this.#target(image.format, 'image.format', IMAGE_TARGETS) : this.#target(doc.document.type, 'config.document.type', DOCUMENT_TARGETS);
+    if (!image && pdfProfile !== 'standard' && EDITABLE_TARGETS.has(doc.document.type)) {
+      // A profile is a promise about a PDF; accepting it for a Word or OpenDocument file would be a silent lie.
+      throw new HttpError('VALIDATION_FAILED', `pdfProfile ${pdfProfile} applies to PDF output, not to ${doc.document.type.toUpperCase()}; leave it out or set document.type to pdf.`, [
+        { path: 'pdfProfile', message: `applies to PDF output only; document.type is ${doc.document.type}`, code: 'PDF_PROFILE_NOT_APPLICABLE' },
+      ]);
+    }
     const imageSources = await this.#checkImages(orgId, doc);
     const createdAt = this.clock.now().toISOString();
     return this.jobs.admit(orgId, reg, {
       kind: 'render',
-      params: { document: doc, pdfProfile, createdAt },
+      params: { document: doc, pdfProfile, createdAt, ...(image ? { image } : {}) },
       webhook: webhook ?? null,
       inputFileIds: [],
       imageSources,
@@ -118,12 +172,12 @@ export class RenderService {
     });
   }
 
-  #target(type: string): RegisteredAction {
+  #target(type: string, field: string, targets: readonly string[]): RegisteredAction {
     const reg = this.registry.byTarget(type);
     if (!reg) {
-      const available = ['pdf', 'docx', 'odt'].filter((t) => this.registry.byTarget(t));
-      throw new HttpError('VALIDATION_FAILED', `${type.toUpperCase()} output is not available on this server yet; document.type may be ${available.join(', ')}.`, [
-        { path: 'config.document.type', message: `${type} output is not available on this server yet; use ${available.join(' or ')}`, code: 'UNSUPPORTED_TARGET' },
+      const available = targets.filter((t) => this.registry.byTarget(t));
+      throw new HttpError('VALIDATION_FAILED', `${type.toUpperCase()} output is not available on this server yet; ${field.replace(/^config\./, '')} may be ${available.join(', ') || 'nothing else'}.`, [
+        { path: field, message: `${type} output is not available on this server yet; use ${available.join(' or ') || 'another endpoint'}`, code: 'UNSUPPORTED_TARGET' },
       ]);
     }
     const { plugin } = reg;
@@ -172,6 +226,22 @@ export class RenderService {
     if (errors.length) throw new HttpError('VALIDATION_FAILED', `The document's images cannot be used: ${summary(errors)}.`, errors);
     return [...sources];
   }
+}
+
+const DOCUMENT_TARGETS = ['pdf', 'docx', 'odt'] as const;
+const IMAGE_TARGETS = ['png', 'jpeg'] as const;
+
+type RenderBody = { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig; image?: ImageOptions };
+
+/**
+ * `image` with its defaults (png, 150 dpi, every page). Malformed page specs answer 400 here; whether a
+ * page exists is known only once the PDF is rendered, so the job fails for a page past the end.
+ */
+function imageSettings(image: ImageOptions | undefined): ImageSettings {
+  const pages = image?.pages ?? ['1-'];
+  const errors: FieldError[] = checkPageSpecs(pages, null).map((p) => ({ path: `image.pages[${p.index}]`, message: p.message, code: 'INVALID_PAGE_SPEC' }));
+  if (errors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${summary(errors)}.`, errors);
+  return { format: image?.format ?? 'png', dpi: image?.dpi ?? IMAGE_DPI.default, pages };
 }
 
 function prefix(errors: FieldError[]): FieldError[] {

@@ -4,6 +4,8 @@ export const BUILTIN_PLUGINS: string[] = [
   './pdf-split/manifest.js',
   './pdf-rotate/manifest.js',
   './render-pdf/manifest.js',
+  './render-docx/manifest.js',
+  './render-images/manifest.js',
   './docx-templates/manifest.js',
 ];
 

@@ -26,8 +26,8 @@ export interface RouteDoc {
   /** JSON body schema, or 'multipart-file' for an upload. */
   body?: object | 'multipart-file';
   query?: Array<{ name: string; description: string; schema: object; required?: boolean }>;
-  /** Status → schema (object), a MIME type of a binary body (string), or null for no body. */
-  responses: Record<number, object | string | null>;
+  /** Status → schema (object), the MIME type(s) of a binary body (string or string[]), or null for no body. */
+  responses: Record<number, object | string | string[] | null>;
   /** Hidden from the document (e.g. a disabled plugin's route). */
   hidden?: boolean;
 }

@@ -4,7 +4,7 @@ import { resolveSpecs } from '../lib/page-selection.js';
 import { guardPdfSync, openPdf } from '../lib/pdf-load.js';
 import { PdfPageWriter } from '../lib/pdf-page-writer.js';
 import type { SplitParams, SplitResultBody } from './contract.js';
-import { storedZip } from './zip-store.js';
+import { storedZip } from '../lib/zip-store.js';
 
 export async function split(input: WorkerInput<SplitParams>): Promise<WorkerOutput> {
   const file = input.files.find((f) => f.field === 'fileId') ?? input.files[0];

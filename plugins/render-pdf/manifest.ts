@@ -1,12 +1,9 @@
 // render-pdf: the PDF render target. Document JSON → Typst → tagged PDF (standard, PDF/A or PDF/UA).
-import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../kernel/plugin-api.js';
 import { contract } from './contract.js';
+import { useBundledFontconfig } from './fontconfig.js';
 
-// The Typst compiler scans the machine's fonts through fontconfig, which reads this variable from the
-// process environment (shared by worker threads), so it is set here, before any worker starts. An
-// operator's own FONTCONFIG_FILE wins.
-process.env.FONTCONFIG_FILE ??= fileURLToPath(new URL('../../../plugins/render-pdf/assets/fonts.conf', import.meta.url));
+useBundledFontconfig();
 
 export default definePlugin({
   manifest: {

@@ -1,15 +1,21 @@
 // Extended Markdown over HTTP: POST /render/markdown (a render job) and POST /render/validate/markdown (the same checks, no render, no credits).
-import { MarkdownRenderRequestSchema, MarkdownValidateRequestSchema, MarkdownValidationSchema, RenderJobSchema } from '../../contracts/render.js';
+import { MarkdownImageRenderRequestSchema, MarkdownRenderRequestSchema, MarkdownValidateRequestSchema, MarkdownValidationSchema, RenderJobSchema } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-import { sendCreated, STRICT_QUERY, strictOf } from './render.js';
+import { IMAGE_ROUTE_NOTE, sendCreated, STRICT_QUERY, strictOf } from './render.js';
 
 async function render(ctx: RouteContext): Promise<void> {
   const strict = strictOf(ctx);
   const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
   sendCreated(ctx, await ctx.kernel.renders.createFromMarkdown(ctx.principal!.orgId, body, strict));
+}
+
+async function renderImages(ctx: RouteContext): Promise<void> {
+  const strict = strictOf(ctx);
+  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+  sendCreated(ctx, await ctx.kernel.renders.createImagesFromMarkdown(ctx.principal!.orgId, body, strict));
 }
 
 async function validate(ctx: RouteContext): Promise<void> {
@@ -33,6 +39,20 @@ export function markdownRoutes(): RouteDefinition[] {
           'Errors in the Markdown or the settings answer 400 with the path, line and column; with `?strict=true` unresolved references are errors too, otherwise warnings on the job. ' +
           'The job is a render job like POST /render (poll GET /render/{jobId}). Costs 1 credit, charged on completion.',
         body: MarkdownRenderRequestSchema,
+        query: [STRICT_QUERY],
+        responses: { 202: RenderJobSchema },
+      },
+    },
+    {
+      method: 'POST',
+      path: `${API_PREFIX}/render/markdown/images`,
+      auth: 'key',
+      handler: renderImages,
+      doc: {
+        tag: 'Rendering',
+        summary: 'Render Extended Markdown to page images, PNG or JPEG (temporary; output expires)',
+        description: 'Takes the body of POST /render/markdown plus `image`, and renders like POST /render/images. ' + IMAGE_ROUTE_NOTE,
+        body: MarkdownImageRenderRequestSchema,
         query: [STRICT_QUERY],
         responses: { 202: RenderJobSchema },
       },

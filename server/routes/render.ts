@@ -7,7 +7,8 @@ import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
 import { renderTokenScope, type Kernel } from '../../kernel/kernel.js';
 import { renderFilename } from '../../kernel/job-notifier.js';
 import type { JobRecord } from '../../kernel/model.js';
-import { RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
+import type { ImageSettings } from '../../kernel/render-service.js';
+import { ImageRenderRequestSchema, RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
@@ -19,11 +20,12 @@ const FORMATS: Record<string, RenderJob['format']> = { pdf: 'PDF', docx: 'DOCX',
 
 export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
   const doc = (job.params.document ?? {}) as { document?: { type?: string } };
-  const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number; warnings?: RenderJob['warnings'] };
+  const image = job.params.image as ImageSettings | undefined;
+  const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number; warnings?: RenderJob['warnings']; selectedPages?: number[] };
   return {
     jobId: job.id,
     status: job.status,
-    format: FORMATS[doc.document?.type ?? 'pdf'] ?? 'PDF',
+    format: FORMATS[image?.format ?? doc.document?.type ?? 'pdf'] ?? 'PDF',
     creditCost: job.estimatedCredits,
     createdAt: job.createdAt,
     downloadUrl: kernel.downloadUrl(job),
@@ -37,6 +39,7 @@ export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
     pdfCompliance: result.pdfCompliance ?? null,
     pageCount: result.pageCount ?? null,
     warnings: [...(job.warnings ?? []), ...(result.warnings ?? [])],
+    image: image ? { format: image.format, dpi: image.dpi, pages: image.pages, selectedPages: result.selectedPages ?? null } : null,
   };
 }
 
@@ -53,6 +56,21 @@ async function create(ctx: RouteContext): Promise<void> {
   const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
   sendCreated(ctx, await ctx.kernel.renders.create(ctx.principal!.orgId, body, strict));
 }
+
+async function createImages(ctx: RouteContext): Promise<void> {
+  const strict = strictOf(ctx);
+  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+  sendCreated(ctx, await ctx.kernel.renders.createImages(ctx.principal!.orgId, body, strict));
+}
+
+/** What GET /render/{jobId}/download may answer with, by the render's output. */
+export const RENDER_DOWNLOAD_TYPES = ['application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.oasis.opendocument.text', 'image/png', 'image/jpeg', 'application/zip'];
+
+/** The description of the page-image routes' `image` settings, shared by POST /render/images and its Markdown twin. */
+export const IMAGE_ROUTE_NOTE =
+  '`image.format` png (default) or jpeg, `image.dpi` 36 to 600 (default 150), `image.pages` page specs (default every page). ' +
+  'The images are of the PDF rendering, whatever `document.type` says. One selected page gives the image file (`<filename>.png` or `.jpg`), several a ZIP (`<filename>.zip`) of `page-<n>.png` or `page-<n>.jpg`; the job `format` is PNG or JPEG. ' +
+  'Malformed page specs answer 400; a page past the end of the rendered document fails the job (PAGE_OUT_OF_RANGE). Costs 1 credit, charged on completion.';
 
 /** 202 with the render-creating response and the status URL in Location. */
 export function sendCreated(ctx: RouteContext, job: JobRecord): void {
@@ -115,13 +133,27 @@ export function renderRoutes(): RouteDefinition[] {
         responses: { 202: RenderJobSchema },
       },
     },
+    {
+      method: 'POST',
+      path: `${API_PREFIX}/render/images`,
+      auth: 'key',
+      handler: createImages,
+      doc: {
+        tag: 'Rendering',
+        summary: 'Render document JSON to page images, PNG or JPEG (temporary; output expires)',
+        description: 'Validates `config` like POST /render and creates a render job whose output is images of the pages. ' + IMAGE_ROUTE_NOTE,
+        body: ImageRenderRequestSchema,
+        query: [STRICT_QUERY],
+        responses: { 202: RenderJobSchema },
+      },
+    },
     { method: 'GET', path: `${API_PREFIX}/render/:jobId`, auth: 'key', handler: status, doc: { tag: 'Rendering', summary: 'A render job (poll until COMPLETED or FAILED, or wait with waitMs)', query: [WAIT_QUERY], responses: { 200: RenderJobSchema } } },
     {
       method: 'GET',
       path: `${API_PREFIX}/render/:jobId/download`,
       auth: 'download',
       handler: download,
-      doc: { tag: 'Rendering', summary: 'The output of a completed render (API key or the signed token of downloadUrl)', query: [{ name: 'token', description: 'Signed token from downloadUrl.', schema: Type.String() }], responses: { 200: 'application/pdf' } },
+      doc: { tag: 'Rendering', summary: 'The output of a completed render (API key or the signed token of downloadUrl)', query: [{ name: 'token', description: 'Signed token from downloadUrl.', schema: Type.String() }], responses: { 200: RENDER_DOWNLOAD_TYPES } },
     },
   ];
 }

@@ -50,20 +50,27 @@ export async function greyPixels(bytes: Buffer): Promise<{ width: number; height
   return { width: image.width, height: image.height, grey };
 }
 
-export async function compareWithGolden(name: string, actual: Buffer): Promise<void> {
-  const golden = path.join(GOLDEN_DIR, `${name}.png`);
+export interface GoldenOptions {
+  /** The stored file's type: png, or jpg for the JPEG page images of POST /render/images. */
+  ext?: 'png' | 'jpg';
+  /** Reads both images to grey pixels; page images pass a reader independent of the canvas that encoded them. */
+  decode?: (bytes: Buffer) => Promise<{ width: number; height: number; grey: Uint8Array }>;
+}
+
+export async function compareWithGolden(name: string, actual: Buffer, { ext = 'png', decode = greyPixels }: GoldenOptions = {}): Promise<void> {
+  const golden = path.join(GOLDEN_DIR, `${name}.${ext}`);
   if (UPDATE) {
     mkdirSync(GOLDEN_DIR, { recursive: true });
     writeFileSync(golden, actual);
     return;
   }
   assert.ok(existsSync(golden), `no golden image ${path.relative(ROOT, golden)}: run once with QUIRE_UPDATE_GOLDEN=1, look at it, and commit it`);
-  const [a, b] = await Promise.all([greyPixels(actual), greyPixels(readFileSync(golden))]);
+  const [a, b] = await Promise.all([decode(actual), decode(readFileSync(golden))]);
   const keep = () => {
     const dir = path.join(os.tmpdir(), 'quire-golden-actual');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, `${name}.png`), actual);
-    return path.join(dir, `${name}.png`);
+    writeFileSync(path.join(dir, `${name}.${ext}`), actual);
+    return path.join(dir, `${name}.${ext}`);
   };
   if (a.width !== b.width || a.height !== b.height) {
     assert.unreachable(`${name}: page is ${a.width}×${a.height} px, golden ${b.width}×${b.height} px (actual kept at ${keep()})`);

@@ -248,6 +248,17 @@ test('headings get bookmark ids that never collide; toc, lof and lot list them w
   assert.equal([b[11].caption.label, b[11].caption.number, b[11].id, b[12].caption.number, b[12].id], ['Listing', 1, null, 2, 'lst']);
 });
 
+test('the bibliography title is a toc entry with its own bookmark, wherever the bibliography stands', async () => {
+  const explicit = blocks(await resolve(flow([{ type: 'toc' }, { type: 'h1', text: 'Intro' }, { type: 'text', text: 'See @[smith2020].' }, { type: 'bibliography', title: 'Works' }, { type: 'h1', text: 'Appendix' }], { citations: [SMITH] }))) as any[];
+  assert.equal(explicit[0].entries.map((e: { text: string }) => e.text), ['Intro', 'Works', 'Appendix']);
+  assert.is(explicit[0].entries[1].id, explicit[3].id);
+  const appended = blocks(await resolve(flow([{ type: 'toc' }, { type: 'h1', text: '_bib1' , id: '_bib1' }, { type: 'text', text: '@[smith2020]' }], { citations: [SMITH] }))) as any[];
+  const bib = appended.at(-1);
+  assert.equal([bib.t, bib.title], ['bibliography', 'References']);
+  assert.equal(appended[0].entries.at(-1), { level: 1, text: 'References', id: bib.id });
+  assert.is.not(bib.id, '_bib1', 'a generated id never takes a document id');
+});
+
 test('table columns become fractions of the available width', async () => {
   const out = await resolve(
     flow([

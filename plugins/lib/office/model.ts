@@ -122,7 +122,8 @@ export type Block =
   /** List of figures or tables: `entries` are the captions in order, linking to their bookmarks. */
   | { t: 'lof' | 'lot'; title: string; entries: Array<{ text: string; id: string }> }
   /** The formatted bibliography entries (CSL), in the style's order. */
-  | { t: 'bibliography'; title: string; entries: OInline[][] };
+  /** `id` bookmarks the title, a level-1 heading as in the PDF, so the table of contents lists it. */
+  | { t: 'bibliography'; title: string; entries: OInline[][]; id: string };
 
 export interface FlowSection {
   kind: 'flow';

@@ -142,8 +142,7 @@ class Resolver {
     });
     if (this.#clusters.length && !this.#bibliography) {
       // As in the PDF: a document that cites without a bibliography gets one at the end.
-      const bib: BibliographyBlock = { t: 'bibliography', title: words.references, entries: [] };
-      this.#bibliography = bib;
+      const bib = this.#newBibliography(words.references);
       const last = sections.at(-1);
       if (last && last.kind === 'flow') last.content.push(bib);
       else sections.push({ kind: 'flow', id: null, newPage: false, columns: null, content: [bib] });
@@ -267,6 +266,14 @@ class Resolver {
   #furniture(spec: HeaderFooter | undefined): Furniture | null {
     if (!spec?.text) return null;
     return { parts: furnitureParts(spec.text, this.#variables), align: spec.align ?? 'center', skipFirstPage: spec.skipFirstPage ?? false };
+  }
+
+  /** The bibliography's title is a level-1 heading in every target, listed in the table of contents (as Typst does). */
+  #newBibliography(title: string): BibliographyBlock {
+    const id = this.#newId('_bib');
+    if (title) this.#headings.push({ level: 1, c: [{ t: 'text', v: title }], id });
+    this.#bibliography = { t: 'bibliography', title, entries: [], id };
+    return this.#bibliography;
   }
 
   /** A bookmark id not used by the document: `_h1`, `_h2`, … for headings, `_fig1` for figures, … */
@@ -410,8 +417,7 @@ class Resolver {
       }
       case 'bibliography': {
         if (this.#bibliography) throw new RenderInputError([{ path, message: 'a document can hold one bibliography; remove this one' }]);
-        this.#bibliography = { t: 'bibliography', title: el.title !== undefined ? this.#plain(el.title) : this.#words.references, entries: [] };
-        return this.#bibliography;
+        return this.#newBibliography(el.title !== undefined ? this.#plain(el.title) : this.#words.references);
       }
       case 'variableRef':
         return this.#variableRef(el.name, path);

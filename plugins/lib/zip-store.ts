@@ -1,8 +1,8 @@
-// Packs the split parts into a ZIP without compression, in one synchronous pass (JSZip yields to the event loop per chunk).
+// A ZIP of already-compressed parts (split PDFs, page images), stored without compression, in one synchronous pass (JSZip yields to the event loop per chunk).
 import zlib from 'node:zlib';
 
 export interface ZipEntry {
-  /** ASCII file name (the parts are named `page-3.pdf`, `pages-1-3_2.pdf`). */
+  /** ASCII file name (`page-3.pdf`, `pages-1-3_2.pdf`, `page-3.png`). */
   name: string;
   bytes: Uint8Array;
 }
@@ -16,9 +16,9 @@ const MAX_ENTRIES = 0xffff;
 const MAX_SIZE = 0xffffffff;
 
 /**
- * A ZIP of `entries`, stored (method 0), stamped with the current time: page content is compressed
- * already, so deflating the parts again costs more than it saves. Outside ZIP64's range (65,535
- * entries, 4 GiB) it throws; a split never comes near either.
+ * A ZIP of `entries`, stored (method 0), stamped with the current time: PDF page content and PNG/JPEG
+ * data are compressed already, so deflating them again costs more than it saves. Outside ZIP64's range
+ * (65,535 entries, 4 GiB) it throws; a split or a page-image render never comes near either.
  */
 export function storedZip(entries: readonly ZipEntry[], now = new Date()): Uint8Array {
   if (entries.length > MAX_ENTRIES) throw new Error(`A ZIP without ZIP64 holds at most ${MAX_ENTRIES} entries.`);

@@ -1,0 +1,113 @@
+// Times the page-image rasteriser of render-images (pdfjs + @napi-rs/canvas) beside poppler's pdftoppm on the same
+// PDF, one page after another on one thread each, at 150 dpi; never fails a build.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { validateDocument } from '../contracts/document-validator.js';
+import { useBundledFontconfig } from '../plugins/render-pdf/fontconfig.js';
+import { PdfRasteriser, type RasterFormat } from '../plugins/render-images/rasterise.js';
+import type { RenderParams } from '../plugins/render-pdf/contract.js';
+import { reportDocument } from '../test/fixtures/documents.js';
+import { fmt, table } from './stats.js';
+
+const exec = promisify(execFile);
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, dpi: { type: 'string', default: '150' } } });
+const RUNS = Number(values.runs);
+const DPI = Number(values.dpi);
+
+interface Run {
+  ms: number;
+  cpuMs: number;
+  bytes: number;
+  /** Quire only: CPU time of pdfjs (parsing and drawing) and of the canvas's encoder. */
+  drawMs?: number;
+  encodeMs?: number;
+}
+
+/** All pages with Quire's rasteriser: the document opened once, pages drawn and encoded in turn (as a job does). */
+async function quire(pdf: Uint8Array, format: RasterFormat): Promise<Run> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  // pdfjs may take the buffer over: each run gets its own copy (a memcpy of < 1 MB, inside the timing).
+  const raster = await PdfRasteriser.open(new Uint8Array(pdf));
+  const phases = { drawMs: 0, encodeMs: 0 };
+  let bytes = 0;
+  for (let page = 1; page <= raster.pageCount; page++) bytes += (await raster.render(page, DPI, format, phases)).byteLength;
+  await raster.close();
+  const used = process.cpuUsage(cpu);
+  return { ms: performance.now() - started, cpuMs: (used.user + used.system) / 1000, bytes, ...phases };
+}
+
+/**
+ * All pages with `pdftoppm -r <dpi> -png|-jpeg` (JPEG at quality 90, as Quire) into an empty folder. Its CPU time
+ * comes from bash's `times` (user and system time of the shell's children).
+ */
+async function poppler(file: string, format: RasterFormat, dir: string): Promise<Run> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const args = ['-r', String(DPI), format === 'png' ? '-png' : '-jpeg', ...(format === 'jpeg' ? ['-jpegopt', 'quality=90'] : []), file, path.join(dir, 'p')];
+  const started = performance.now();
+  const { stdout } = await exec('bash', ['-c', 'pdftoppm "$@" && times', 'pdftoppm', ...args]);
+  const ms = performance.now() - started;
+  // `times` prints the shell's user/system time, then its children's: "0m1.234s 0m0.056s".
+  const children = stdout.trim().split('\n').at(-1)!.split(/\s+/).map((t) => {
+    const m = /^(\d+)m([\d.]+)s$/.exec(t);
+    return m ? (Number(m[1]) * 60 + Number(m[2])) * 1000 : Number.NaN;
+  });
+  let bytes = 0;
+  for (const name of await readdir(dir)) bytes += (await stat(path.join(dir, name))).size;
+  return { ms, cpuMs: children[0]! + children[1]!, bytes };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+async function main(): Promise<void> {
+  useBundledFontconfig();
+  // Imported after fontconfig is pointed at the bundled fonts: the compiler reads it when it starts.
+  const { compileDocument } = await import('../plugins/render-pdf/compile.js');
+  const document = validateDocument(reportDocument()).document! as unknown as RenderParams['document'];
+  const { pdf } = compileDocument({ params: { document, pdfProfile: 'standard', createdAt: new Date().toISOString() }, files: [], settings: {} });
+  const work = await mkdtemp(path.join(os.tmpdir(), 'quire-bench-images-'));
+  const file = path.join(work, 'report.pdf');
+  await writeFile(file, pdf);
+  const { stderr: version } = await exec('pdftoppm', ['-v']);
+  const raster = await PdfRasteriser.open(new Uint8Array(pdf));
+  const pages = raster.pageCount;
+  const size = await raster.pixelSize(1, DPI);
+  await raster.close();
+  console.log(`# Page images: the ${pages}-page report (${Math.round(pdf.byteLength / 1024)} KB PDF) at ${DPI} dpi (${size.width} × ${size.height} px a page)`);
+  console.log(`Quire: pdfjs-dist + @napi-rs/canvas, one thread, pages in turn. Peer: ${version.split('\n')[0]!.trim()} (poppler). Median of ${RUNS} runs after one warm-up, runs interleaved.\n`);
+
+  const rows: string[][] = [];
+  const phaseRows: string[][] = [];
+  try {
+    for (const format of ['png', 'jpeg'] as const) {
+      await quire(pdf, format);
+      await poppler(file, format, path.join(work, 'out'));
+      const ours: Run[] = [];
+      const theirs: Run[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        ours.push(await quire(pdf, format));
+        theirs.push(await poppler(file, format, path.join(work, 'out')));
+      }
+      const perPage = (runs: Run[], key: 'ms' | 'cpuMs' | 'drawMs' | 'encodeMs') => median(runs.map((r) => r[key] ?? Number.NaN)) / pages;
+      const [q, qc, p, pc] = [perPage(ours, 'ms'), perPage(ours, 'cpuMs'), perPage(theirs, 'ms'), perPage(theirs, 'cpuMs')];
+      rows.push([format, fmt(q), fmt(p), `${fmt(q / p, 2)}×`, fmt(qc), fmt(pc), `${fmt(qc / pc, 2)}×`, fmt(ours[0]!.bytes / pages / 1024, 0), fmt(theirs[0]!.bytes / pages / 1024, 0)]);
+      phaseRows.push([format, fmt(perPage(ours, 'drawMs')), fmt(perPage(ours, 'encodeMs'))]);
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  console.log(table(['format', 'Quire wall ms/page', 'pdftoppm wall', 'ratio', 'Quire CPU ms/page', 'pdftoppm CPU', 'ratio', 'Quire KB/page', 'pdftoppm KB/page'], rows));
+  console.log('\nWhere Quire\'s CPU time goes, ms/page (approximate: getrusage counts in ticks, and skia may finish drawing inside the encode call):\n');
+  console.log(table(['format', 'pdfjs: parse + draw', 'canvas: encode'], phaseRows));
+  console.log(`\nTarget: Quire within 2× of pdftoppm. On a busy machine (load ${os.loadavg()[0]!.toFixed(1)} now, ${os.cpus().length} cores) wall times include waiting for a core; CPU times do not.`);
+}
+
+await main();

@@ -1,0 +1,94 @@
+// Page images of a PDF: pdfjs (legacy build, for Node) draws each page on an @napi-rs/canvas, which encodes it.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+
+export type RasterFormat = 'png' | 'jpeg';
+
+/** JPEG quality: text stays crisp at 90 while the file is a fraction of the PNG's for photos. */
+export const JPEG_QUALITY = 90;
+
+/** pdfjs's data files, read from the installed package: fonts, CMaps and decoders never come from the network. */
+const PDFJS_DIR = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+const DATA = {
+  standardFontDataUrl: `${PDFJS_DIR}/standard_fonts/`,
+  cMapUrl: `${PDFJS_DIR}/cmaps/`,
+  cMapPacked: true,
+  iccUrl: `${PDFJS_DIR}/iccs/`,
+  wasmUrl: `${PDFJS_DIR}/wasm/`,
+};
+
+let pdfjs: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
+
+/** A loaded PDF whose pages are drawn one at a time; fonts and images parsed for one page serve the next. */
+export class PdfRasteriser {
+  private constructor(private readonly doc: PDFDocumentProxy) {}
+
+  /** Opens `pdf` (which pdfjs may take over: pass a copy if the bytes are needed afterwards). */
+  static async open(pdf: Uint8Array): Promise<PdfRasteriser> {
+    pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+    const { getDocument } = await pdfjs;
+    const doc = await getDocument({
+      data: pdf,
+      ...DATA,
+      // Never compile code from the document (PostScript functions are interpreted instead).
+      isEvalSupported: false,
+      // Glyphs are drawn as paths from the embedded fonts: Node has no FontFace, and system fonts
+      // would make the images depend on the machine.
+      disableFontFace: true,
+      useSystemFonts: false,
+      verbosity: 0,
+    }).promise;
+    return new PdfRasteriser(doc);
+  }
+
+  get pageCount(): number {
+    return this.doc.numPages;
+  }
+
+  /** Pixel size of 1-based `page` at `dpi`: its size in inches (as displayed, /Rotate applied) × dpi, rounded. */
+  async pixelSize(page: number, dpi: number): Promise<{ width: number; height: number }> {
+    const viewport = (await this.doc.getPage(page)).getViewport({ scale: dpi / 72 });
+    return { width: Math.round(viewport.width), height: Math.round(viewport.height) };
+  }
+
+  /**
+   * Draws 1-based `page` at `dpi` on white and encodes it. `cpu`, when given, gains the process CPU time of
+   * each phase (bench/images.ts reports where the time goes).
+   */
+  async render(page: number, dpi: number, format: RasterFormat, cpu?: { drawMs: number; encodeMs: number }): Promise<Uint8Array> {
+    const started = cpu && process.cpuUsage();
+    const proxy = await this.doc.getPage(page);
+    const viewport = proxy.getViewport({ scale: dpi / 72 });
+    // The document's own factory creates canvases pdfjs can draw on (@napi-rs/canvas under Node).
+    const factory = this.doc.canvasFactory as CanvasFactory;
+    const target = factory.create(Math.round(viewport.width), Math.round(viewport.height));
+    try {
+      await proxy.render({ canvas: target.canvas as unknown as HTMLCanvasElement, viewport, background: 'white' }).promise;
+      const drawn = cpu && process.cpuUsage();
+      const bytes = format === 'png' ? await target.canvas.encode('png') : await target.canvas.encode('jpeg', JPEG_QUALITY);
+      if (cpu) {
+        cpu.drawMs += cpuMs(process.cpuUsage(started)) - cpuMs(process.cpuUsage(drawn));
+        cpu.encodeMs += cpuMs(process.cpuUsage(drawn));
+      }
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    } finally {
+      factory.destroy(target);
+      proxy.cleanup();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.doc.destroy();
+  }
+}
+
+function cpuMs(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1000;
+}
+
+/** What pdfjs's canvas factory hands out under Node: an @napi-rs/canvas Canvas and its context. */
+interface CanvasFactory {
+  create(width: number, height: number): { canvas: import('@napi-rs/canvas').Canvas; context: unknown };
+  destroy(target: { canvas: unknown; context: unknown }): void;
+}

@@ -1,0 +1,67 @@
+// Worker of render.png and render.jpeg: the PDF of render.pdf (same compile step), then the selected pages as images.
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
+import type { DocumentJson } from '../../contracts/document-json.js';
+import { resolveSpecs } from '../lib/page-selection.js';
+import { storedZip } from '../lib/zip-store.js';
+import { compileDocument, warmUpCompiler } from '../render-pdf/compile.js';
+import { PdfRasteriser, type RasterFormat } from './rasterise.js';
+import type { ImageParams, ImageResultBody } from './contract.js';
+
+/** Bounds on what one job draws: a page's canvas is 4 bytes a pixel, and the encoded pages are held until zipped. */
+export const PIXEL_LIMITS = { page: 100_000_000, total: 500_000_000 };
+
+const MIME: Record<RasterFormat, string> = { png: 'image/png', jpeg: 'image/jpeg' };
+const EXTENSION: Record<RasterFormat, string> = { png: 'png', jpeg: 'jpg' };
+
+setImmediate(warmUpCompiler);
+
+export async function renderImages(input: WorkerInput<ImageParams>): Promise<WorkerOutput> {
+  const { format, dpi, pages: specs } = input.params.image;
+  const { pdf, result } = compileDocument(input);
+  const raster = await PdfRasteriser.open(new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength));
+  try {
+    const pageCount = raster.pageCount;
+    // Overlapping specs select a page once; the images come in page order.
+    const selected = [...new Set(resolveSpecs('image.pages', specs, pageCount).flat())].sort((a, b) => a - b).map((i) => i + 1);
+    await checkPixels(raster, selected, dpi);
+    const images: Array<{ page: number; bytes: Uint8Array }> = [];
+    for (const page of selected) {
+      try {
+        images.push({ page, bytes: await raster.render(page, dpi, format) });
+      } catch (err) {
+        throw new PluginError('RASTERISE_FAILED', `Page ${page} of ${pageCount} could not be rasterised: ${(err as Error).message}.`);
+      }
+    }
+    const base = (input.params.document as unknown as DocumentJson).document.filename ?? 'document';
+    const body: ImageResultBody = { pageCount, selectedPages: selected, warnings: result.warnings };
+    if (images.length === 1) return { file: { bytes: images[0]!.bytes, mimeType: MIME[format], filename: `${base}.${EXTENSION[format]}` }, result: body };
+    const zip = storedZip(images.map((i) => ({ name: `page-${i.page}.${EXTENSION[format]}`, bytes: i.bytes })));
+    return { file: { bytes: zip, mimeType: 'application/zip', filename: `${base}.zip` }, result: body };
+  } finally {
+    await raster.close();
+  }
+}
+
+/** Refuses, before drawing anything, a page or a selection past PIXEL_LIMITS, with the figures and what to change. */
+async function checkPixels(raster: PdfRasteriser, pages: number[], dpi: number): Promise<void> {
+  let total = 0;
+  for (const page of pages) {
+    const { width, height } = await raster.pixelSize(page, dpi);
+    if (width * height > PIXEL_LIMITS.page) {
+      throw new PluginError('IMAGE_TOO_LARGE', `Page ${page} at ${dpi} dpi would be ${width} × ${height} px (${mp(width * height)} megapixels); a page image may have at most ${mp(PIXEL_LIMITS.page)}: lower image.dpi.`);
+    }
+    total += width * height;
+  }
+  if (total > PIXEL_LIMITS.total) {
+    const fits = Math.floor(dpi * Math.sqrt(PIXEL_LIMITS.total / total));
+    throw new PluginError(
+      'IMAGE_TOO_LARGE',
+      `The ${pages.length} selected pages at ${dpi} dpi would be ${mp(total)} megapixels in all; one render may produce at most ${mp(PIXEL_LIMITS.total)}: ` +
+        `select fewer pages with image.pages, or lower image.dpi (at most ${fits} for these pages).`,
+    );
+  }
+}
+
+function mp(pixels: number): string {
+  return String(Math.round(pixels / 100_000) / 10);
+}

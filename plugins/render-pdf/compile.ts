@@ -1,0 +1,163 @@
+// Document JSON → PDF bytes for every target drawn from the PDF (render.pdf, render.png/jpeg): one Typst compiler
+// per thread, a virtual workspace per job, the PDF and its compliance facts out.
+import { readFileSync } from 'node:fs';
+import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
+import { PluginError, type WorkerInput } from '../../kernel/plugin-api.js';
+import { checkReadiness } from '../../contracts/readiness.js';
+import type { DocumentJson } from '../../contracts/document-json.js';
+import { buildTypstInput, type LoadedImage } from './typst-data.js';
+import { BUNDLED_FAMILIES, bundledFontBlobs, fontStack } from './fonts.js';
+import type { PdfCompliance, PdfProfile, RenderParams, RenderResultBody } from './contract.js';
+
+/** The compiler's project root. It exists only in memory: documents can read nothing from disk. */
+const WORKSPACE = '/quire-render';
+const MAIN = `${WORKSPACE}/main.typ`;
+const LIBRARY = readFileSync(new URL('../../../plugins/render-pdf/assets/quire.typ', import.meta.url), 'utf8');
+
+const WARM_UP = {
+  meta: { title: null, author: [], subject: null, keywords: [] },
+  lang: 'en',
+  region: null,
+  page: { paper: 'a4', flipped: false, margin: { top: null, right: null, bottom: null, left: null } },
+  fonts: { body: ['Noto Sans'], mono: ['JetBrains Mono'] },
+  style: { fontSize: 10.5, leading: 0.6, parSpacing: 8, colors: { primary: '#000000', text: '#000000', muted: '#555555', accent: '#000000' }, headings: Array(6).fill({ size: 12, weight: 'bold', color: null, above: 10, below: 5 }), table: { headerBackground: null, headerColor: null, borderColor: null, stripe: false, stripeColor: null } },
+  header: null,
+  footer: null,
+  bibliography: { data: '{}', style: 'apa' },
+  words: { figures: '', tables: '', references: '', equation: '' },
+  sections: [{ kind: 'flow', id: null, newPage: true, columns: null, content: [{ t: 'heading', level: 1, c: [{ t: 'text', v: 'Warm-up' }], id: null, align: null }, { t: 'par', c: [{ t: 'strong', c: [{ t: 'text', v: 'text' }] }], align: null, style: null }, { t: 'table', rows: [[{ c: [{ t: 'text', v: 'a' }], colspan: 1, rowspan: 1, align: null }]], header: 1, columns: [null], aligns: [null], caption: null, id: null, align: null }] }],
+};
+
+const STANDARDS: Record<PdfProfile, string | undefined> = { standard: undefined, 'pdfa-1b': 'a-1b', 'pdfa-2b': 'a-2b', 'pdfa-3b': 'a-3b', 'pdfua-1': 'ua-1' };
+
+let compiler: { instance: NodeCompiler; fontKey: string } | null = null;
+
+/** One compiler per thread, loaded with the bundled fonts and the operator's `settings.fontDirs`. */
+function getCompiler(settings: Record<string, unknown>): NodeCompiler {
+  const fontDirs = Array.isArray(settings.fontDirs) ? settings.fontDirs.filter((d): d is string => typeof d === 'string') : [];
+  const fontKey = fontDirs.join('\0');
+  if (compiler?.fontKey !== fontKey) {
+    const instance = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: bundledFontBlobs() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
+    instance.addSource(MAIN, LIBRARY);
+    compiler = { instance, fontKey };
+  }
+  return compiler.instance;
+}
+
+/**
+ * Loads the fonts and compiles the library once. A worker calls it while its new thread is still idle
+ * (setImmediate at import), so the first job does not pay for it; threads are replaced regularly (recycleAfter).
+ */
+export function warmUpCompiler(): void {
+  try {
+    const c = getCompiler({});
+    c.mapShadow(`${WORKSPACE}/doc.json`, Buffer.from(JSON.stringify(WARM_UP)));
+    c.pdf({ mainFilePath: MAIN });
+    c.unmapShadow(`${WORKSPACE}/doc.json`);
+  } catch {
+    // A failed warm-up only means the first job is slower; that job reports any real problem.
+  }
+}
+
+/** What a compile gives: the PDF and the facts render.pdf reports about it. */
+export interface CompiledPdf {
+  pdf: Buffer;
+  result: RenderResultBody;
+}
+
+/**
+ * Compiles the job's document (checked against its PDF profile first) with the images the kernel loaded.
+ * Fails with PluginError PROFILE_UNMET or RENDER_FAILED.
+ */
+export function compileDocument(input: WorkerInput<RenderParams>): CompiledPdf {
+  const doc = input.params.document as unknown as DocumentJson;
+  const profile = input.params.pdfProfile;
+  const problems = profileProblems(doc, profile);
+  if (problems.length) {
+    throw new PluginError('PROFILE_UNMET', `The document cannot meet ${profile}: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, { problems });
+  }
+  const images = new Map<string, LoadedImage>();
+  for (const f of input.files) images.set(f.filename, { bytes: f.bytes, mimeType: f.mimeType });
+  const { data, files } = buildTypstInput(doc, images);
+
+  const c = getCompiler(input.settings);
+  const shadows = [`${WORKSPACE}/doc.json`, ...files.map((f) => `${WORKSPACE}${f.path}`)];
+  c.mapShadow(shadows[0]!, Buffer.from(JSON.stringify(data)));
+  files.forEach((f, i) => c.mapShadow(shadows[i + 1]!, Buffer.from(f.bytes.buffer, f.bytes.byteOffset, f.bytes.byteLength)));
+  let pdf: Buffer;
+  try {
+    pdf = c.pdf({ mainFilePath: MAIN }, { pdfStandard: STANDARDS[profile] as never, pdfTags: true, creationTimestamp: Math.floor(Date.parse(input.params.createdAt) / 1000) });
+  } catch (err) {
+    throw typstFailure(err, profile);
+  } finally {
+    for (const p of shadows) c.unmapShadow(p);
+    // Every render, max age 10: evicting only every 5th or 10th render saved eviction time but made the
+    // compiles slower by more (a larger cache), see "evictCache" in docs/benchmarks.md.
+    c.evictCache(10);
+  }
+  const pdfCompliance = inspectCompliance(pdf, profile);
+  return { pdf, result: { pageCount: countPages(pdf), pdfCompliance, warnings: fontWarnings(doc, input.settings) } };
+}
+
+/**
+ * What a profile needs that the document lacks, each with its path (checked before rendering). For PDF/UA-1
+ * these are exactly the readiness report's errors under pdfua-1, so that a report with status ready
+ * promises a render that is not refused for them.
+ */
+export function profileProblems(doc: DocumentJson, profile: PdfProfile): Array<{ path: string; message: string }> {
+  if (profile !== 'pdfua-1') return [];
+  return checkReadiness(doc, profile, new Date(0))
+    .issues.filter((i) => i.severity === 'error')
+    .map((i) => ({ path: i.path, message: `${i.message} PDF/UA-1 requires it: ${i.suggestion}` }));
+}
+
+/** Families the document asks for that are neither bundled nor possibly in the operator's font folders. */
+function fontWarnings(doc: DocumentJson, settings: Record<string, unknown>): RenderResultBody['warnings'] {
+  if (Array.isArray(settings.fontDirs) && settings.fontDirs.length) return [];
+  const known = new Set(BUNDLED_FAMILIES.map((f) => f.toLowerCase()));
+  const warnings: RenderResultBody['warnings'] = [];
+  const check = (family: string | undefined, path: string) => {
+    const main = family ? fontStack(family)[0]! : undefined;
+    if (main && !known.has(main.toLowerCase())) {
+      warnings.push({ path, code: 'FONT_NOT_INSTALLED', message: `font "${family}" is not installed on this server; ${fontStack(undefined)[0]} was used. Installed: ${BUNDLED_FAMILIES.join(', ')}` });
+    }
+  };
+  check(doc.defaults?.fonts?.family, 'config.defaults.fonts.family');
+  doc.sections.forEach((s, i) => s.content.forEach((el, j) => el.type === 'text' && check(el.style?.fontFamily, `config.sections[${i}].content[${j}].style.fontFamily`)));
+  return warnings;
+}
+
+/** Typst reports failures in `err.code` as a debug list of diagnostics; keep the messages and hints. */
+function typstFailure(err: unknown, profile: PdfProfile): PluginError {
+  const raw = String((err as { code?: unknown }).code ?? (err as Error).message ?? err);
+  const messages = [...raw.matchAll(/message: "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\"/g, '"'));
+  const hints = [...raw.matchAll(/hints: \[((?:"(?:[^"\\]|\\.)*",? ?)*)\]/g)].flatMap((m) => [...m[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((h) => h[1]!));
+  const text = messages.length ? messages.join('; ') : raw.replace(/^\d+: /, '').slice(0, 500);
+  const hint = hints.length ? ` (${[...new Set(hints)].join('; ')})` : '';
+  if (/PDF\/(A|UA)/.test(text)) return new PluginError('PROFILE_UNMET', `The document cannot meet ${profile}: ${text}${hint}.`);
+  return new PluginError('RENDER_FAILED', `The PDF could not be rendered: ${text}${hint}.`);
+}
+
+/** Reads the identification markers the file carries (XMP is stored uncompressed, as PDF/A requires). */
+export function inspectCompliance(pdf: Buffer, profile: PdfProfile): PdfCompliance {
+  const text = pdf.toString('latin1');
+  const attr = (name: string) => new RegExp(`${name}(?:>|=")([^<"]+)`).exec(text)?.[1] ?? null;
+  const part = attr('pdfaid:part');
+  const uaPart = attr('pdfuaid:part');
+  return {
+    profile,
+    tagged: /\/StructTreeRoot/.test(text) || /\/Marked\s+true/.test(text),
+    pdfaPart: part ? Number(part) : null,
+    pdfaConformance: attr('pdfaid:conformance'),
+    pdfuaPart: uaPart ? Number(uaPart) : null,
+    pdfVersion: /^%PDF-(\d\.\d)/.exec(text)?.[1] ?? 'unknown',
+  };
+}
+
+function countPages(pdf: Buffer): number {
+  const text = pdf.toString('latin1');
+  let max = 0;
+  for (const m of text.matchAll(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/g)) max = Math.max(max, Number(m[1] ?? m[2]));
+  if (max) return max;
+  return Math.max(1, (text.match(/\/Type\s*\/Page\b/g) ?? []).length);
+}
