@@ -107,21 +107,8 @@ export function decodeText(raw: string): string {
   });
 }
 
-/** User text as XML character data or attribute value; characters XML 1.0 cannot hold are dropped. */
-export function escapeXml(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
-    .replace(/[\ud800-\udfff]/g, (ch, i: number, s: string) => {
-      const code = ch.charCodeAt(0);
-      // Keep well-formed surrogate pairs, drop lone halves.
-      if (code < 0xdc00) return i + 1 < s.length && s.charCodeAt(i + 1) >= 0xdc00 && s.charCodeAt(i + 1) <= 0xdfff ? ch : '';
-      return i > 0 && s.charCodeAt(i - 1) >= 0xd800 && s.charCodeAt(i - 1) < 0xdc00 ? ch : '';
-    })
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-}
+/** User text as XML character data or attribute value (the office writers' escaping, shared). */
+export { escapeXml } from '../lib/office/xml-text.js';
 
 /** The value of one attribute in a start tag's source, or null. */
 export function attr(tag: string, name: string): string | null {

@@ -274,14 +274,19 @@ export class LibreOfficeConverter {
       this.#log('warn', 'LibreOffice stopped unexpectedly', { what, stderr: (sofficeErr + bridgeErr).slice(-500) });
       void this.#stop(inst, `${what} stopped unexpectedly`);
     };
+    // Whichever loses the race below must not become an unhandled rejection (that would end the server).
+    ready.catch(() => undefined);
+    let startTimer: NodeJS.Timeout | undefined;
+    const tooSlow = new Promise<never>((_, reject) => {
+      startTimer = setTimeout(() => reject(new OfficeConversionError('OFFICE_UNAVAILABLE', `LibreOffice did not start within ${this.#opts.startTimeoutMs} ms.`)), this.#opts.startTimeoutMs);
+    });
     try {
-      await Promise.race([
-        ready,
-        new Promise<never>((_, reject) => setTimeout(() => reject(new OfficeConversionError('OFFICE_UNAVAILABLE', `LibreOffice did not start within ${this.#opts.startTimeoutMs} ms.`)), this.#opts.startTimeoutMs).unref()),
-      ]);
+      await Promise.race([ready, tooSlow]);
     } catch (err) {
       await this.#stop(inst, 'it failed to start');
       throw err;
+    } finally {
+      clearTimeout(startTimer);
     }
     soffice.on('exit', onDeath('soffice'));
     bridge.on('exit', onDeath('the UNO bridge'));
