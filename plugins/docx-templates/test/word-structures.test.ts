@@ -7,7 +7,7 @@ import path from 'node:path';
 import JSZip from 'jszip';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../../../test/helpers/quire-server.js';
 import { ApiClient } from '../../../test/helpers/api-client.js';
-import { canary, cell, docxReport, handDocx, linkedPictureDocx, p, pdfImageCount, pdfText, png, r, row, table } from './fixtures.js';
+import { canary, cell, docxReport, handDocx, handOdt, linkedPictureDocx, odtReport, p, pdfImageCount, pdfText, png, r, row, table } from './fixtures.js';
 
 const ROUTE = '/api/v1/dev/tools/docx/replace-placeholders';
 
@@ -24,8 +24,8 @@ test.after(async () => {
   cleanup(server.dataDir);
 });
 
-async function job(bytes: Uint8Array, variables: Record<string, unknown>, outputFormat?: string): Promise<any> {
-  const fileId = await api.uploadId(bytes, 'template.docx');
+async function job(bytes: Uint8Array, variables: Record<string, unknown>, outputFormat?: string, name = 'template.docx'): Promise<any> {
+  const fileId = await api.uploadId(bytes, name);
   const created = await api.post(ROUTE, { fileId, variables, ...(outputFormat ? { outputFormat } : {}) });
   assert.is(created.status, 202, JSON.stringify(created.body));
   return api.waitForJob(created.body.id, 300_000);
@@ -137,6 +137,24 @@ test('an image placed in a header gets its relationship in the header part', asy
   assert.is(doc.imageRels['word/_rels/document.xml.rels']!.length, 1);
   assert.equal(Object.values(doc.media), ['30x10']);
   assert.equal(doc.shapes, [{ cx: 30 * 9525, cy: 10 * 9525, descr: '' }]);
+});
+
+test('ODT: placeholders split by spans and bookmarks, spaces kept with text:s, tracked deletions and comments left alone, header in styles.xml', async () => {
+  const body =
+    `<text:tracked-changes><text:changed-region text:id="ct1"><text:deletion><office:change-info><dc:creator>A</dc:creator><dc:date>2024-01-01T00:00:00</dc:date></office:change-info><text:p>{{client}}</text:p></text:deletion></text:changed-region></text:tracked-changes>` +
+    `<text:p>Hi <text:span text:style-name="T1">{{cl</text:span>ient}}<text:bookmark text:name="b"/>, from \${ci<text:span text:style-name="T1">ty</text:span>}.</text:p>` +
+    `<text:p>Gap:{{gap}}|</text:p>` +
+    `<text:p>Note<office:annotation><dc:creator>A</dc:creator><text:p>{{nope}}</text:p></office:annotation></text:p>` +
+    `<text:p><text:change-start text:change-id="ct1"/><text:change-end text:change-id="ct1"/>Lines: {{lines}}</text:p>`;
+  const styles = '<style:style style:name="T1" style:family="text"><style:text-properties fo:font-weight="bold"/></style:style>';
+  const j = await job(await handOdt(body, '<text:p>Top {{city}}</text:p>', styles), { client: 'Jane', city: 'Lyon', gap: '  two  spaces ', lines: 'one\ntwo' }, undefined, 'template.odt');
+  assert.equal(j.result, { replacedVariables: 5, outputFormat: 'odt', unresolvedPlaceholders: [], unusedVariables: [] });
+  const doc = await odtReport(await output(j));
+  assert.ok(doc.paragraphs.includes('Hi Jane, from Lyon.'), JSON.stringify(doc.paragraphs));
+  assert.ok(doc.paragraphs.includes('Gap:  two  spaces |'), JSON.stringify(doc.paragraphs));
+  assert.ok(doc.paragraphs.includes('Lines: one\ntwo'), JSON.stringify(doc.paragraphs));
+  assert.ok(doc.paragraphs.some((x) => x.startsWith('Note') && x.includes('{{nope}}')), 'the comment keeps its text');
+  assert.equal(doc.headers, ['Top Lyon']);
 });
 
 // ---- hostile packages ----
