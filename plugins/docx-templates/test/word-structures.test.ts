@@ -157,6 +157,18 @@ test('ODT: placeholders split by spans and bookmarks, spaces kept with text:s, t
   assert.equal(doc.headers, ['Top Lyon']);
 });
 
+test('an SVG with a script, or a truncated PNG, fails the job with INVALID_IMAGE naming the variable', async () => {
+  const evil = await api.uploadId(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'), 'evil.svg');
+  const broken = await api.uploadId(png(8, 8).subarray(0, 20), 'broken.png');
+  const template = await handDocx({ body: p(r('Logo {{logo}}')) });
+  for (const [src, why] of [[evil, /script/], [broken, /header/]] as const) {
+    const j = await job(template, { logo: { type: 'image', src } });
+    assert.is(j.status, 'FAILED');
+    assert.is(j.errorCode, 'INVALID_IMAGE');
+    assert.ok(j.error.startsWith('variables.logo.src') && why.test(j.error), j.error);
+  }
+});
+
 // ---- hostile packages ----
 
 test('a DTD (billion laughs) in a part is refused with INVALID_TEMPLATE, nothing expanded', async () => {
