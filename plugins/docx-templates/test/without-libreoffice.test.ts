@@ -1,7 +1,7 @@
 // A server without LibreOffice: PDF and cross-format outputs answer 503 naming it, same-format replacement still works.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../../../test/helpers/quire-server.js';
+import { startServer, startExpectingFailure, OWNER_KEY, cleanup, type RunningServer } from '../../../test/helpers/quire-server.js';
 import { ApiClient } from '../../../test/helpers/api-client.js';
 import { docxReport, handDocx, p, r } from './fixtures.js';
 
@@ -47,6 +47,12 @@ test('the same-format replacement still runs, and the plugin listing shows Libre
   assert.is(plugin.state, 'enabled');
   assert.equal(plugin.missing, ['libreoffice']);
   assert.ok(plugin.reason.includes('libreoffice'), plugin.reason);
+});
+
+test('a malformed LibreOffice setting refuses the boot with a message naming the variable', async () => {
+  const failed = await startExpectingFailure({ env: { QUIRE_LIBREOFFICE_TIMEOUT_MS: 'soon' } });
+  assert.is.not(failed.code, 0);
+  assert.ok(failed.output.includes('QUIRE_LIBREOFFICE_TIMEOUT_MS'), failed.output);
 });
 
 test.run();
