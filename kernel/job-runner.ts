@@ -24,15 +24,34 @@ import { resolveTempImagePath } from './temp-images.js';
 /** Remote images of a render: fetched through the URL policy with these bounds. */
 const REMOTE_IMAGE_TIMEOUT_MS = 15_000;
 
-/** The (field, file id) pairs of a job's input files, in the order the worker receives them. */
+/**
+ * The input files of a job, in the order the worker receives them: `field` is the declared field, or for a
+ * path with `*` (`variables.*.src`) the concrete path of each id found (`variables.logo.src`).
+ */
 export function inputFileRefs(action: RegisteredAction['action'], params: Record<string, unknown>): Array<{ field: string; fileId: string }> {
   const refs: Array<{ field: string; fileId: string }> = [];
   for (const f of action.files ?? []) {
-    const value = params[f.field];
-    const ids = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    for (const id of ids) refs.push({ field: f.field, fileId: String(id) });
+    if (!f.field.includes('.')) {
+      const value = params[f.field];
+      const ids = Array.isArray(value) ? value : value === undefined ? [] : [value];
+      for (const id of ids) refs.push({ field: f.field, fileId: String(id) });
+      continue;
+    }
+    for (const found of walkPath(params, f.field.split('.'), [])) {
+      if (typeof found.value === 'string') refs.push({ field: found.path.join('.'), fileId: found.value });
+    }
   }
   return refs;
+}
+
+/** The values at a path whose `*` segments take every key of an object or index of an array. */
+function walkPath(value: unknown, segments: string[], at: string[]): Array<{ path: string[]; value: unknown }> {
+  if (segments.length === 0) return [{ path: at, value }];
+  if (!value || typeof value !== 'object') return [];
+  const [head, ...rest] = segments as [string, ...string[]];
+  const obj = value as Record<string, unknown>;
+  if (head !== '*') return Object.hasOwn(obj, head) ? walkPath(obj[head], rest, [...at, head]) : [];
+  return Object.keys(obj).flatMap((k) => walkPath(obj[k], rest, [...at, k]));
 }
 
 @injectable()

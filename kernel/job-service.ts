@@ -15,7 +15,7 @@ import { FORBIDDEN_WEBHOOK_HEADERS } from './webhook-delivery.js';
 import type { UrlPolicy } from './url-policy.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
-import type { RegisteredAction } from './plugin-registry.js';
+import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
 import type { FileRecord, JobRecord, WebhookConfig } from './model.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
 
@@ -35,6 +35,7 @@ export class JobService {
     @inject(TOKENS.Store) private readonly store: Store,
     @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
     @inject(JobRunner) private readonly runner: JobRunner,
+    @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
   ) {}
 
   async create(orgId: string, reg: RegisteredAction, body: unknown): Promise<JobRecord> {
@@ -46,6 +47,12 @@ export class JobService {
 
     const refs = inputFileRefs(action, params);
     const files = await this.resolveInputFiles(orgId, action, params);
+    // A request may need an optional system component the machine lacks (LibreOffice for a PDF output).
+    const absent = this.registry.missingFor(reg, params, refs.map((r) => ({ field: r.field, mimeType: files.get(r.fileId)!.mimeType })));
+    if (absent.length) {
+      const how = plugin.definition.manifest.requires.filter((c) => absent.includes(c.name)).map((c) => `${c.name} (${c.install})`);
+      throw new HttpError('PLUGIN_UNAVAILABLE', `${action.route?.path} cannot serve this request: it needs ${how.join(', ')}, which is not installed on this server. Requests that do not need it still work.`, undefined, { 'Retry-After': '3600' });
+    }
     const specErrors: FieldError[] = [];
     for (const decl of action.pageSpecs ?? []) {
       const specs = params[decl.field] as string[] | undefined;
@@ -69,7 +76,7 @@ export class JobService {
       const rec = await this.store.getFile(orgId, ref.fileId);
       // Temporary images (POST /images/upload) are for documents, not tool inputs.
       if (!rec || rec.kind === 'IMAGE' || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
-      const { accept, maxBytes } = action.files!.find((f) => f.field === ref.field)!;
+      const { accept, maxBytes } = action.files!.find((f) => f.field === ref.field || matchesPath(f.field, ref.field))!;
       if (!accept.includes(rec.mimeType)) {
         throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route?.path} accepts ${accept.join(', ')}.`);
       }
@@ -181,10 +188,18 @@ export interface AdmitSpec {
 }
 
 function fieldPath(params: Record<string, unknown>, ref: { field: string; fileId: string }): string {
+  if (ref.field.includes('.')) return ref.field;
   const value = params[ref.field];
   return Array.isArray(value) ? `${ref.field}[${value.indexOf(ref.fileId)}]` : ref.field;
 }
 
 function formatMegabytes(bytes: number): string {
   return `${Number((bytes / (1024 * 1024)).toFixed(1))} MB`;
+}
+
+/** Whether a concrete path (`variables.logo.src`) is one of a declared path's (`variables.*.src`). */
+function matchesPath(declared: string, concrete: string): boolean {
+  const d = declared.split('.');
+  const c = concrete.split('.');
+  return d.length === c.length && d.every((seg, i) => seg === '*' || seg === c[i]);
 }

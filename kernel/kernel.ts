@@ -73,7 +73,7 @@ export class Kernel {
     const blobs = new BlobStore(config.dataDir);
     await blobs.init();
     const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
-    const registry = new PluginRegistry(config);
+    const registry = new PluginRegistry(config, log);
     const inspector = new FileInspector();
     const markdown = new MarkdownParser();
     const policy = new UrlPolicy({ allowPrivateNetwork: config.allowPrivateNetwork });

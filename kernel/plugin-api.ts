@@ -16,7 +16,11 @@ export interface ActionContract {
 export type PluginContract = Record<string, ActionContract>;
 
 export interface ActionFiles {
-  /** Body field holding a file id (string) or file ids (string[]). */
+  /**
+   * Body field holding a file id (string) or file ids (string[]); or a path into the body whose segments
+   * are separated by `.`, where `*` stands for every property of an object or item of an array
+   * (`variables.*.src`: the `src` of each entry of `variables` that has one).
+   */
   field: string;
   /** Accepted MIME types, checked against the upload's detected type (415 otherwise). */
   accept: string[];
@@ -53,6 +57,11 @@ export interface SystemComponent {
   probe: string[];
   /** How an operator installs it. */
   install: string;
+  /**
+   * Needed by some requests only: when it is missing the plugin stays enabled, and the requests for which
+   * the definition's `componentsNeeded` names it answer 503 PLUGIN_UNAVAILABLE.
+   */
+  optional?: boolean;
 }
 
 export interface PoolLimits {
@@ -103,6 +112,38 @@ export interface PluginDefinition {
   contract: PluginContract;
   /** URL of the worker module (`new URL('./worker.js', import.meta.url)`). */
   worker: URL | string;
+  /**
+   * Main-process set-up run once at boot when the plugin is enabled (a warm LibreOffice, a connection
+   * pool): the returned methods are what the worker's `input.call(method, arg)` reaches. Throwing refuses
+   * the boot with the message (name the setting to fix).
+   */
+  provision?: (ctx: ProvisionContext) => PluginServices | Promise<PluginServices>;
+  /**
+   * The optional system components (see `SystemComponent.optional`) one request needs, decided at job
+   * creation from the validated body and the detected types of its input files.
+   */
+  componentsNeeded?: (request: ComponentRequest) => string[];
+}
+
+export interface ProvisionContext {
+  /** The operator's `plugins.<id>.settings` ({} when none). */
+  settings: Record<string, unknown>;
+  /** Optional components that are not installed. */
+  missing: string[];
+  log(level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** Services a plugin keeps in the main process for its workers; arguments and results are structured-cloned, whole Uint8Arrays moved. */
+export interface PluginServices {
+  methods: Record<string, (arg: any) => Promise<unknown>>;
+  /** Called when the server stops. */
+  close(): Promise<void>;
+}
+
+export interface ComponentRequest {
+  action: string;
+  params: Record<string, unknown>;
+  files: Array<{ field: string; mimeType: string }>;
 }
 
 export function definePlugin(def: PluginDefinition): PluginDefinition {
@@ -123,6 +164,12 @@ export interface WorkerInput<P = Record<string, unknown>> {
   files: WorkerFile[];
   /** Operator settings for this plugin from the Quire config (`plugins.<id>.settings`). */
   settings: Record<string, unknown>;
+  /**
+   * Calls a method of the plugin's provisioned services in the main process (present only when the
+   * definition has `provision`). A failure rejects with an error carrying the service's `code`, which
+   * fails the job with that code when not caught (declare it in `errors`).
+   */
+  call?: (method: string, arg?: unknown) => Promise<unknown>;
   /** Present only for plugins whose manifest declares `outbound`: the settings of the outbound URL policy. */
   outbound?: OutboundSettings;
 }

@@ -1,9 +1,11 @@
 // One Piscina pool per plugin: resource limits, a bounded queue and a deadline per action.
 import { fileURLToPath } from 'node:url';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { JobError } from './errors.js';
-import type { PluginDefinition, PoolLimits, WorkerInput, WorkerOutput } from './plugin-api.js';
+import type { PluginDefinition, PluginServices, PoolLimits, WorkerInput, WorkerOutput } from './plugin-api.js';
 import { wholeBuffer } from './transferable.js';
+import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
@@ -16,6 +18,8 @@ export class PluginPool {
   #pending = new Set<Promise<unknown>>();
   readonly #retiring = new Set<Promise<void>>();
   #recycled = 0;
+  /** The plugin's provisioned services; each task then gets a port to call them (`input.call`). */
+  services: PluginServices | null = null;
 
   constructor(
     readonly pluginId: string,
@@ -88,16 +92,21 @@ export class PluginPool {
   async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs): Promise<WorkerOutput> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const transferList: ArrayBuffer[] = [];
+    const transferList: Array<ArrayBuffer | MessagePort> = [];
     for (const f of input.files) {
       const buffer = wholeBuffer(f.bytes);
       if (buffer && !transferList.includes(buffer)) transferList.push(buffer);
+    }
+    const channel = this.services ? new MessageChannel() : null;
+    if (channel) {
+      serveCalls(channel.port1, this.services!);
+      transferList.push(channel.port2);
     }
     const recycleAfter = this.limits.recycleAfter ?? 0;
     if (recycleAfter > 0 && ++this.#tasks >= recycleAfter * this.limits.maxThreads) this.#recycle();
     // Taken after the recycle: a task handed to the pool that is closing would be aborted.
     const pending = this.#pending;
-    const task = this.#piscina.run({ kind: 'run', exportName, input }, { signal: controller.signal, transferList: transferList as never });
+    const task = this.#piscina.run({ kind: 'run', exportName, input, ...(channel ? { port: channel.port2 } : {}) }, { signal: controller.signal, transferList: transferList as never });
     pending.add(task);
     try {
       const reply = await task;
@@ -115,6 +124,7 @@ export class PluginPool {
       throw new JobError('WORKER_CRASHED', `The ${this.pluginId} worker crashed: ${(err as Error).message}`);
     } finally {
       clearTimeout(timer);
+      channel?.port1.close();
       pending.delete(task);
     }
   }

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import semver from 'semver';
 import { ajv, compileSchema, formatAjvErrors } from './schema.js';
-import { KERNEL_VERSION, PLUGIN_KINDS, type ActionDeclaration, type PluginDefinition, type PoolLimits } from './plugin-api.js';
+import { KERNEL_VERSION, PLUGIN_KINDS, type ActionDeclaration, type PluginDefinition, type PluginServices, type PoolLimits } from './plugin-api.js';
 import { PluginPool } from './plugin-pool.js';
 import type { QuireConfig } from './config.js';
 import { KERNEL_JOB_ERRORS } from './errors.js';
@@ -17,11 +17,13 @@ export interface LoadedPlugin {
   source: string;
   builtin: boolean;
   state: PluginState;
-  /** Names of missing system components when unavailable. */
+  /** Names of missing system components: required ones when unavailable, optional ones (the plugin stays enabled) otherwise. */
   missing: string[];
   reason: string | null;
   pool: PluginPool | null;
   settings: Record<string, unknown>;
+  /** What `provision` returned, closed with the pools. */
+  services: PluginServices | null;
 }
 
 export interface RegisteredAction {
@@ -53,7 +55,7 @@ const ManifestSchema = Type.Object({
     }),
     { minItems: 1 },
   ),
-  requires: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), probe: Type.Array(Type.String(), { minItems: 1 }), install: Type.String() })),
+  requires: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), probe: Type.Array(Type.String(), { minItems: 1 }), install: Type.String(), optional: Type.Optional(Type.Boolean()) })),
   pool: Type.Object({
     maxThreads: Type.Integer({ minimum: 1 }),
     maxQueue: Type.Integer({ minimum: 0 }),
@@ -74,7 +76,10 @@ export class PluginRegistry {
   readonly #targets = new Map<string, RegisteredAction>();
   readonly #actions = new Map<string, RegisteredAction>();
 
-  constructor(private readonly config: QuireConfig) {}
+  constructor(
+    private readonly config: QuireConfig,
+    private readonly log?: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void },
+  ) {}
 
   /**
    * Loads every plugin and refuses (throws PluginLoadError) on any mismatch, so a broken plugin
@@ -107,6 +112,7 @@ export class PluginRegistry {
         reason: settings.enabled === false ? 'disabled by the operator (plugins.' + def.manifest.id + '.enabled = false)' : null,
         pool: null,
         settings: settings.settings ?? {},
+        services: null,
       });
       for (const action of def.manifest.actions) {
         const reg = { plugin: this.plugins.get(def.manifest.id)!, action };
@@ -167,7 +173,7 @@ export class PluginRegistry {
       const props = (c.input as { properties?: Record<string, unknown> }).properties ?? {};
       if ('webhook' in props) throw new PluginLoadError(`${name}: the input of ${action.name} must not declare "webhook"; the kernel adds it to every job route.`);
       for (const f of action.files ?? []) {
-        if (!(f.field in props)) throw new PluginLoadError(`${name}: ${action.name} declares file field "${f.field}", which its input schema does not have.`);
+        if (!(f.field.split('.')[0]! in props)) throw new PluginLoadError(`${name}: ${action.name} declares file field "${f.field}", which its input schema does not have.`);
       }
       for (const ps of action.pageSpecs ?? []) {
         if (!(ps.field in props)) throw new PluginLoadError(`${name}: ${action.name} declares page-spec field "${ps.field}", which its input schema does not have.`);
@@ -203,7 +209,14 @@ export class PluginRegistry {
       for (const component of p.definition.manifest.requires) {
         const key = component.probe.join('\0');
         if (!cache.has(key)) cache.set(key, probe(component.probe));
-        if (!(await cache.get(key))) missing.push(component.name);
+        if (!(await cache.get(key))) {
+          if (component.optional) p.missing.push(component.name);
+          else missing.push(component.name);
+        }
+      }
+      if (!missing.length && p.missing.length) {
+        const how = p.definition.manifest.requires.filter((c) => p.missing.includes(c.name)).map((c) => `${c.name} (${c.install})`);
+        p.reason = `optional system component${p.missing.length > 1 ? 's' : ''} missing: ${how.join(', ')}; requests that need ${p.missing.length > 1 ? 'them' : 'it'} answer 503`;
       }
       if (missing.length) {
         p.state = 'unavailable';
@@ -235,8 +248,23 @@ export class PluginRegistry {
           `Plugin ${m.id}: the worker does not export ${absent.map((a) => `${a.export} (for ${a.name})`).join(', ')}; it exports ${exports.join(', ') || 'nothing'}. Export one function per manifest action.`,
         );
       }
+      if (p.definition.provision) {
+        const log = (level: 'info' | 'warn' | 'error', msg: string, fields: Record<string, unknown> = {}) => this.log?.[level]({ plugin: m.id, ...fields }, msg);
+        try {
+          pool.services = p.services = await p.definition.provision({ settings: p.settings, missing: [...p.missing], log });
+        } catch (err) {
+          await pool.close();
+          throw new PluginLoadError(`Plugin ${m.id} could not be set up: ${(err as Error).message}`);
+        }
+      }
       p.pool = pool;
     }
+  }
+
+  /** The optional components a request needs that are not installed (empty when it can run). */
+  missingFor(reg: RegisteredAction, params: Record<string, unknown>, files: Array<{ field: string; mimeType: string }>): string[] {
+    const needed = reg.plugin.definition.componentsNeeded?.({ action: reg.action.name, params, files }) ?? [];
+    return needed.filter((name) => reg.plugin.missing.includes(name));
   }
 
   byRoute(routePath: string): RegisteredAction | undefined {
@@ -258,6 +286,7 @@ export class PluginRegistry {
 
   async close(): Promise<void> {
     await Promise.all([...this.plugins.values()].map((p) => p.pool?.close()));
+    await Promise.all([...this.plugins.values()].map((p) => p.services?.close().catch((err: Error) => this.log?.warn({ plugin: p.definition.manifest.id, err }, 'closing plugin services failed'))));
   }
 }
 

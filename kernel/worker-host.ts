@@ -1,11 +1,13 @@
 // Runs inside every plugin worker thread: loads the plugin's worker module and calls one export per task.
-import { workerData } from 'node:worker_threads';
+import { workerData, type MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { SerializedError } from './errors.js';
 import { wholeBuffer } from './transferable.js';
 import type { WorkerInput, WorkerOutput } from './plugin-api.js';
+import { callerFor } from './service-port.js';
 
-export type HostTask = { kind: 'describe' } | { kind: 'run'; exportName: string; input: WorkerInput };
+/** `port` reaches the plugin's main-process services (when it provisions any). */
+export type HostTask = { kind: 'describe' } | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort };
 
 export type HostReply =
   | { ok: true; exports?: string[]; output?: WorkerOutput }
@@ -33,6 +35,7 @@ function serialize(err: unknown): SerializedError {
 }
 
 export default async function host(task: HostTask): Promise<HostReply> {
+  const caller = task.kind === 'run' && task.port ? callerFor(task.port) : null;
   try {
     const mod = await load();
     if (task.kind === 'describe') {
@@ -42,7 +45,8 @@ export default async function host(task: HostTask): Promise<HostReply> {
     if (typeof fn !== 'function') {
       return { ok: false, error: { code: 'UNEXPECTED', message: `The worker has no export ${task.exportName}.` } };
     }
-    const output = (await (fn as (input: WorkerInput) => Promise<WorkerOutput>)(task.input)) ?? {};
+    const input = caller ? { ...task.input, call: caller.call } : task.input;
+    const output = (await (fn as (input: WorkerInput) => Promise<WorkerOutput>)(input)) ?? {};
     const reply: HostReply = { ok: true, output };
     // Move the output bytes to the main thread instead of copying them.
     const buffer = output.file ? wholeBuffer(output.file.bytes) : null;
@@ -53,5 +57,7 @@ export default async function host(task: HostTask): Promise<HostReply> {
     return reply;
   } catch (err) {
     return { ok: false, error: serialize(err) };
+  } finally {
+    caller?.close();
   }
 }

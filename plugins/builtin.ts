@@ -14,6 +14,7 @@ export const BUILTIN_PLUGINS: string[] = [
   './image-to-pdf/manifest.js',
   './import-docx/manifest.js',
   './html-to-pdf/manifest.js',
+  './docx-templates/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);
