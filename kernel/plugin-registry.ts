@@ -227,9 +227,29 @@ export class PluginRegistry {
     }
   }
 
+  /**
+   * Starts every enabled plugin's pool at once (each check loads the worker module in a thread, which
+   * adds up at boot). When one fails, the pools that did start are closed and the first failure in
+   * plugin order is thrown, as a one-by-one start would have.
+   */
   async #startPools(): Promise<void> {
-    for (const p of this.plugins.values()) {
-      if (p.state !== 'enabled') continue;
+    const enabled = [...this.plugins.values()].filter((p) => p.state === 'enabled');
+    const outcomes = await Promise.allSettled(enabled.map((p) => this.#startPool(p)));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (!failed) return;
+    await Promise.all(
+      enabled.map(async (p) => {
+        await p.pool?.close();
+        await p.services?.close().catch(() => undefined);
+        p.pool = null;
+        p.services = null;
+      }),
+    );
+    throw failed.reason;
+  }
+
+  async #startPool(p: LoadedPlugin): Promise<void> {
+    {
       const m = p.definition.manifest;
       const limits: PoolLimits = { ...m.pool, ...(this.config.plugins[m.id]?.pool ?? {}) };
       const pool = PluginPool.forPlugin(p.definition, limits);
