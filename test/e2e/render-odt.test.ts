@@ -9,9 +9,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createCanvas } from '@napi-rs/canvas';
 import { startServer, OWNER_KEY, ROOT, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
+import { renderAndDownload, uploadRedPng, waitForRender } from '../helpers/render-jobs.js';
 import { officeToPdf } from '../helpers/office-text.js';
 import { allElementsDocument, HOSTILE_STRINGS } from '../fixtures/documents.js';
 
@@ -28,16 +28,7 @@ let png: string;
 test.before(async () => {
   server = await startServer();
   api = new ApiClient(server.baseUrl, OWNER_KEY);
-  const canvas = createCanvas(40, 30);
-  const g = canvas.getContext('2d');
-  g.fillStyle = '#cc0000';
-  g.fillRect(0, 0, 40, 30);
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(await canvas.encode('png'))]), 'red.png');
-  const res = await fetch(`${api.baseUrl}/api/v1/dev/images/upload`, { method: 'POST', headers: { 'X-API-Key': OWNER_KEY }, body: form });
-  const body = (await res.json()) as Json;
-  assert.is(res.status, 201, JSON.stringify(body));
-  png = body.path;
+  png = await uploadRedPng(api);
 });
 
 test.after(async () => {
@@ -46,24 +37,12 @@ test.after(async () => {
 
 // ---------------------------------------------------------------- helpers
 
-async function waitFor(jobId: string): Promise<Json> {
-  const r = await api.get(`${RENDER}/${jobId}?waitMs=30000`);
-  assert.is(r.status, 200, r.bytes.toString());
-  if (r.body.status === 'COMPLETED' || r.body.status === 'FAILED') return r.body;
-  throw new Error(`render ${jobId} still ${r.body.status}`);
+function waitFor(jobId: string): Promise<Json> {
+  return waitForRender(api, jobId);
 }
 
-/** Creates the job (202), waits for it, and downloads the ODT of a completed job. */
-async function renderOdt(pathname: string, body: Json): Promise<{ job: Json; bytes: Buffer }> {
-  const created = await api.post(pathname, body);
-  assert.is(created.status, 202, created.bytes.toString());
-  assert.is(created.body.format, 'ODT');
-  const job = await waitFor(created.body.jobId);
-  assert.is(job.status, 'COMPLETED', `${job.errorCode}: ${job.error}`);
-  const download = await api.download(job.downloadUrl);
-  assert.is(download.status, 200);
-  assert.is(download.headers.get('content-type'), ODT_MIME);
-  return { job, bytes: download.bytes };
+function renderOdt(pathname: string, body: Json): Promise<{ job: Json; bytes: Buffer }> {
+  return renderAndDownload(api, pathname, body, 'ODT', ODT_MIME);
 }
 
 async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
