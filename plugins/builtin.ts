@@ -6,6 +6,7 @@ export const BUILTIN_PLUGINS: string[] = [
   './render-pdf/manifest.js',
   './render-docx/manifest.js',
   './render-images/manifest.js',
+  './lens/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);

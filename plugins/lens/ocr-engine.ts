@@ -1,0 +1,37 @@
+// Tesseract (tesseract.js, WebAssembly) for pages without a text layer. Everything is local: the core and
+// worker script come from node_modules, the English LSTM model from @tesseract.js-data/eng; nothing is
+// downloaded and no cache file is written. tesseract.js runs its own worker thread inside this plugin's
+// worker thread, so a crash fails only the job.
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { Worker as TesseractWorker } from 'tesseract.js';
+
+const require = createRequire(import.meta.url);
+/** The integer-quantised LSTM model: the one tesseract.js picks for OEM LSTM_ONLY, fast and accurate. */
+const LANG_PATH = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+
+let worker: Promise<TesseractWorker> | undefined;
+
+/** One Tesseract worker per plugin thread, created on the first scanned page and kept for the next. */
+function engine(): Promise<TesseractWorker> {
+  worker ??= (async () => {
+    const { createWorker, OEM } = await import('tesseract.js');
+    return createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true });
+  })();
+  worker.catch(() => (worker = undefined));
+  return worker;
+}
+
+/** Recognises a page image (PNG bytes); returns its text with paragraphs separated by blank lines. */
+export async function recognise(png: Uint8Array): Promise<string> {
+  const w = await engine();
+  try {
+    const { data } = await w.recognize(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
+    return data.text;
+  } catch (err) {
+    // A failed recognition may leave the engine unusable: start a fresh one for the next page.
+    worker = undefined;
+    await w.terminate().catch(() => undefined);
+    throw err;
+  }
+}
