@@ -186,9 +186,11 @@ export function bodySize(lines: Line[]): number {
  */
 export function toBlocks(lines: Line[], body: number, headingSizes: number[]): Block[] {
   const blocks: Block[] = [];
-  // Typical line pitch: the median baseline distance of neighbouring lines; a wider gap ends a paragraph.
+  // Line pitch inside a paragraph: the lower quartile of neighbouring baseline distances, at most 1.38 em
+  // (single spacing is 1.15–1.35 em). A wider gap ends a paragraph; when every gap is wider (one-line
+  // paragraphs, as label lines are) each line is its own paragraph.
   const deltas = lines.slice(1).map((l, k) => lines[k]!.y - l.y).filter((d) => d > 0).sort((a, b) => a - b);
-  const pitch = deltas[Math.floor(deltas.length / 2)] ?? body * 1.2;
+  const pitch = Math.min(deltas[Math.floor(deltas.length / 4)] ?? Infinity, 1.38 * body);
   let para: Line[] = [];
   const flushPara = () => {
     if (para.length) blocks.push({ kind: 'paragraph', text: joinLines(para.map((l) => l.text)) });
@@ -210,7 +212,7 @@ export function toBlocks(lines: Line[], body: number, headingSizes: number[]): B
       continue;
     }
     const prev = para[para.length - 1];
-    if (prev && (prev.y - line.y > pitch * 1.25 || Math.abs(prev.size - line.size) > 0.6 || prev.y < line.y)) flushPara();
+    if (prev && (prev.y - line.y > pitch * 1.06 || Math.abs(prev.size - line.size) > 0.6 || prev.y < line.y)) flushPara();
     para.push(line);
   }
   flushPara();

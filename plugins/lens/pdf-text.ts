@@ -24,7 +24,7 @@ export interface PdfText {
 /** Opens the PDF (a copy of `bytes`; 400-style job error when unreadable). */
 export async function openPdf(bytes: Uint8Array, field: string): Promise<PDFDocumentProxy> {
   try {
-    return await openPdfjsDocument(bytes.slice());
+    return await openPdfjsDocument(new Uint8Array(bytes));
   } catch (err) {
     const e = err as Error;
     if (e.name === 'PasswordException') throw new PluginError('PDF_ENCRYPTED', `${field} is password-protected; remove the password and upload it again.`);
@@ -70,7 +70,8 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
   for (const s of split) for (const key of new Set([...s.top, ...s.bottom].map((l) => marginKey(l.text)))) seen.set(key, (seen.get(key) ?? 0) + 1);
   const running = (text: string) => (seen.get(marginKey(text)) ?? 0) >= 2 || /^(page\s*)?\d+(\s*(of|\/)\s*\d+)?$/i.test(text.trim());
 
-  const bodies = split.map((s) => [...s.top.filter((l) => !running(l.text)), ...s.body, ...s.bottom.filter((l) => !running(l.text))]);
+  // Margin-band lines that do not repeat stay where reading order put them (the end of a column reaches low).
+  const bodies = raw.map((p, k) => p.lines.filter((l) => !((split[k]!.top.includes(l) || split[k]!.bottom.includes(l)) && running(l.text))));
   const allLines = bodies.flat();
   const body = bodySize(allLines);
   // Heading levels over the whole selection: the largest heading size is level 1.
