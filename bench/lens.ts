@@ -86,6 +86,9 @@ async function degrade(png: Uint8Array, seed: number): Promise<Uint8Array> {
   ctx.translate(out.width / 2, out.height / 2);
   ctx.rotate((1.2 * Math.PI) / 180);
   ctx.drawImage(small, -out.width / 2, -out.height / 2, out.width, out.height);
+  // getImageData/putImageData work in device pixels: without resetting the rotation, @napi-rs/canvas puts
+  // the data back shifted, and the page holds the text twice.
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
   const data = ctx.getImageData(0, 0, out.width, out.height);
   let r = seed;
   const rand = () => ((r = (r * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);

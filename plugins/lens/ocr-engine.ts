@@ -10,28 +10,27 @@ const require = createRequire(import.meta.url);
 /** The integer-quantised LSTM model: the one tesseract.js picks for OEM LSTM_ONLY, fast and accurate. */
 const LANG_PATH = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 
-let worker: Promise<TesseractWorker> | undefined;
+/**
+ * A Tesseract engine for the scanned pages of one job: created on the first such page, ended with the job
+ * (`close`), so nothing of one job's recognition can reach the next.
+ */
+export class OcrSession {
+  #worker: Promise<TesseractWorker> | undefined;
 
-/** One Tesseract worker per plugin thread, created on the first scanned page and kept for the next. */
-function engine(): Promise<TesseractWorker> {
-  worker ??= (async () => {
-    const { createWorker, OEM } = await import('tesseract.js');
-    return createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true });
-  })();
-  worker.catch(() => (worker = undefined));
-  return worker;
-}
-
-/** Recognises a page image (PNG bytes); returns its text with paragraphs separated by blank lines. */
-export async function recognise(png: Uint8Array): Promise<string> {
-  const w = await engine();
-  try {
+  /** Recognises a page image (PNG bytes); returns its text with paragraphs separated by blank lines. */
+  async recognise(png: Uint8Array): Promise<string> {
+    this.#worker ??= (async () => {
+      const { createWorker, OEM } = await import('tesseract.js');
+      return createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true });
+    })();
+    const w = await this.#worker;
     const { data } = await w.recognize(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
     return data.text;
-  } catch (err) {
-    // A failed recognition may leave the engine unusable: start a fresh one for the next page.
-    worker = undefined;
-    await w.terminate().catch(() => undefined);
-    throw err;
+  }
+
+  async close(): Promise<void> {
+    const w = this.#worker;
+    this.#worker = undefined;
+    if (w) await (await w.catch(() => null))?.terminate().catch(() => undefined);
   }
 }

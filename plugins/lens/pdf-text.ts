@@ -4,7 +4,7 @@ import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PluginError } from '../../kernel/plugin-api.js';
 import { openPdfjsDocument, PdfRasteriser } from '../render-images/rasterise.js';
 import { bodySize, buildLines, isHeading, joinLines, marginKey, marginLines, readingOrder, toBlocks, type Block, type PageText, type Run } from './layout.js';
-import { recognise } from './ocr-engine.js';
+import { OcrSession } from './ocr-engine.js';
 
 /** OCR resolution; lowered for very large pages so the image stays under MAX_OCR_PIXELS. */
 export const OCR_DPI = 300;
@@ -36,31 +36,36 @@ export async function openPdf(bytes: Uint8Array, field: string): Promise<PDFDocu
 export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise<PdfText> {
   const raw: Array<{ lines: ReturnType<typeof buildLines>; width: number; height: number; ocr: string | null }> = [];
   let raster: PdfRasteriser | undefined;
-  for (const i of indices) {
-    const page = await doc.getPage(i + 1);
-    const view = page.getViewport({ scale: 1 });
-    const content = await page.getTextContent();
-    const runs: Run[] = [];
-    for (const item of content.items) {
-      if (!('str' in item) || !item.str) continue;
-      // Text placed by the transform [a b c d e f]: size is the vertical scale, (e, f) the baseline origin.
-      const [a, b, c, d, e, f] = item.transform as number[];
-      const [x, y] = view.convertToViewportPoint(e!, f!) as [number, number];
-      const size = Math.hypot(c!, d!) || Math.hypot(a!, b!) || item.height;
-      const font = (content.styles as Record<string, { fontFamily?: string }>)[item.fontName]?.fontFamily ?? '';
-      runs.push({ text: item.str, x, y: view.height - y, width: item.width, size, bold: /bold|black|heavy/i.test(item.fontName + font) });
+  const ocr = new OcrSession();
+  try {
+    for (const i of indices) {
+      const page = await doc.getPage(i + 1);
+      const view = page.getViewport({ scale: 1 });
+      const content = await page.getTextContent();
+      const runs: Run[] = [];
+      for (const item of content.items) {
+        if (!('str' in item) || !item.str) continue;
+        // Text placed by the transform [a b c d e f]: size is the vertical scale, (e, f) the baseline origin.
+        const [a, b, c, d, e, f] = item.transform as number[];
+        const [x, y] = view.convertToViewportPoint(e!, f!) as [number, number];
+        const size = Math.hypot(c!, d!) || Math.hypot(a!, b!) || item.height;
+        const font = (content.styles as Record<string, { fontFamily?: string }>)[item.fontName]?.fontFamily ?? '';
+        runs.push({ text: item.str, x, y: view.height - y, width: item.width, size, bold: /bold|black|heavy/i.test(item.fontName + font) });
+      }
+      const letters = runs.reduce((n, r) => n + (r.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
+      if (letters >= MIN_TEXT_CHARS) {
+        raw.push({ lines: readingOrder(buildLines(runs), view.width), width: view.width, height: view.height, ocr: null });
+      } else {
+        raster ??= PdfRasteriser.of(doc);
+        const inches = (view.width / 72) * (view.height / 72);
+        const dpi = Math.min(OCR_DPI, Math.floor(Math.sqrt(MAX_OCR_PIXELS / inches)));
+        const png = await raster.render(i + 1, dpi, 'png');
+        raw.push({ lines: [], width: view.width, height: view.height, ocr: await ocr.recognise(png) });
+      }
+      page.cleanup();
     }
-    const letters = runs.reduce((n, r) => n + (r.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
-    if (letters >= MIN_TEXT_CHARS) {
-      raw.push({ lines: readingOrder(buildLines(runs), view.width), width: view.width, height: view.height, ocr: null });
-    } else {
-      raster ??= PdfRasteriser.of(doc);
-      const inches = (view.width / 72) * (view.height / 72);
-      const dpi = Math.min(OCR_DPI, Math.floor(Math.sqrt(MAX_OCR_PIXELS / inches)));
-      const png = await raster.render(i + 1, dpi, 'png');
-      raw.push({ lines: [], width: view.width, height: view.height, ocr: await recognise(png) });
-    }
-    page.cleanup();
+  } finally {
+    await ocr.close();
   }
 
   // Running header/footer: margin-band lines whose text (digits folded) repeats on at least two of the
