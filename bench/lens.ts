@@ -147,7 +147,8 @@ try {
       if (process.env.LENS_BENCH_DEBUG) console.log(`--- ${kind} ${i}\n${got}\n--- reference\n${ref}`);
       if (kind === 'noisy') {
         const sx = await lensJob(api, 'extract', { fileId: scanId, fields: FIELDS });
-        score(extraction.scanned, facts, sx.result.data, sx.result.fieldsMissing);
+        if (sx.status !== 'COMPLETED') console.log(`extract of noisy scan ${i} failed: ${sx.errorCode} ${sx.error}`);
+        score(extraction.scanned, facts, sx.result?.data ?? {}, sx.result?.fieldsMissing ?? []);
       }
     }
   }

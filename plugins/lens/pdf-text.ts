@@ -102,11 +102,25 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
   };
 }
 
-/** Tesseract's text: paragraphs are separated by blank lines; lines inside one are joined (hyphens too). */
+/** A line that starts with a short label and a colon ("Invoice number: …") starts a paragraph of its own. */
+const LABEL_LINE = /^\s*[\p{L}#][\p{L}\p{N}#.\/ -]{0,30}:/u;
+
+/**
+ * Tesseract's text: paragraphs are separated by blank lines; lines inside one are joined (hyphens too),
+ * except that label lines stay apart, so "Label: value" pairs survive for extraction.
+ */
 export function ocrBlocks(text: string): Block[] {
-  return text
-    .split(/\n\s*\n/)
-    .map((p) => joinLines(p.split('\n').filter((l) => l.trim())))
-    .filter((t) => t !== '')
-    .map((t) => ({ kind: 'paragraph' as const, text: t }));
+  const paragraphs: string[][] = [];
+  for (const para of text.split(/\n\s*\n/)) {
+    let current: string[] = [];
+    for (const line of para.split('\n').filter((l) => l.trim())) {
+      if (current.length && LABEL_LINE.test(line)) {
+        paragraphs.push(current);
+        current = [];
+      }
+      current.push(line);
+    }
+    if (current.length) paragraphs.push(current);
+  }
+  return paragraphs.map((p) => joinLines(p)).filter((t) => t !== '').map((t) => ({ kind: 'paragraph' as const, text: t }));
 }
