@@ -18,6 +18,7 @@ export const ERROR_TABLE = {
   INSUFFICIENT_CREDITS: { status: 402, title: 'Insufficient credits', hint: 'The organization\'s balance does not cover the estimated cost; ask the operator for a credit grant.' },
   IMPORT_FAILED: { status: 422, title: 'Import failed', hint: 'The uploaded file could not be imported; `errors[0].code` says why (e.g. `DOCX_INVALID`, `DOCX_TOO_LARGE`) and `detail` how to fix it.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', hint: 'Send a smaller body or file; the limit is named in `detail`.' },
+  PAGE_LIMIT_EXCEEDED: { status: 413, title: 'Page limit exceeded', hint: 'The job would process more pages than the organization\'s plan allows per job; select fewer pages or split the PDF (`detail` names the limit).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', hint: 'The file\'s content (not its name) is not a type this endpoint accepts; `detail` lists the accepted types.' },
   RATE_LIMITED: { status: 429, title: 'Too many requests', hint: 'Wait for the seconds given in `Retry-After`; `RateLimit-*` headers show the budget.' },
   SERVICE_BUSY: { status: 503, title: 'Service busy', hint: 'The plugin\'s job queue is full; retry after the seconds given in `Retry-After`.' },

@@ -7,7 +7,7 @@ import type { ValidateFunction } from 'ajv';
 import { TOKENS } from './tokens.js';
 import { HttpError, type FieldError } from './errors.js';
 import { compileSchema, formatAjvErrors } from './schema.js';
-import { checkPageSpecs } from './page-spec.js';
+import { checkPageSpecs, resolvePageSpec } from './page-spec.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { JobRunner, inputFileRefs } from './job-runner.js';
 import { WebhookSchema } from '../contracts/common.js';
@@ -16,6 +16,7 @@ import type { UrlPolicy } from './url-policy.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
 import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
+import type { ActionCredits } from './plugin-api.js';
 import type { FileRecord, JobRecord, WebhookConfig } from './model.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
 
@@ -63,8 +64,43 @@ export class JobService {
       }
     }
     if (specErrors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${specErrors.map((e) => e.message).join('; ')}.`, specErrors);
+    const pages = action.pages ? await this.#meterPages(orgId, reg, params, files.get(String(params[action.pages.file]))) : undefined;
 
-    return this.admit(orgId, reg, { kind: 'tools', params, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: action.route!.path });
+    return this.admit(orgId, reg, { kind: 'tools', params, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: action.route!.path, pages });
+  }
+
+  /**
+   * A page-metered action: checks the rules that depend on the input's type (400), counts the pages the
+   * job will process and checks them against the organization plan's limit (413).
+   */
+  async #meterPages(orgId: string, reg: RegisteredAction, params: Record<string, unknown>, file: FileRecord | undefined): Promise<number> {
+    const decl = reg.action.pages!;
+    const isPdf = file?.mimeType === 'application/pdf';
+    const errors: FieldError[] = [];
+    for (const rule of decl.pdfOnly ?? []) {
+      const value = params[rule.field];
+      if (value === undefined || isPdf || (rule.values && !rule.values.includes(String(value)))) continue;
+      const what = rule.values ? `${rule.field} ${JSON.stringify(value)}` : rule.field;
+      errors.push({ path: rule.field, message: `${what} needs a PDF input; ${decl.file} is ${file?.mimeType ?? 'not a PDF'}`, code: 'INVALID_FIELD' });
+    }
+    for (const rule of decl.onlyWhen ?? []) {
+      if (params[rule.field] === undefined || rule.values.includes(String(params[rule.other]))) continue;
+      errors.push({ path: rule.field, message: `is allowed only when ${rule.other} is ${rule.values.map((v) => JSON.stringify(v)).join(' or ')}`, code: 'INVALID_FIELD' });
+    }
+    if (errors.length) throw new HttpError('VALIDATION_FAILED', `The request does not fit its input: ${errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`, errors);
+
+    let count = 1;
+    if (isPdf && file.pageCount !== null) {
+      const specs = decl.specs ? (params[decl.specs] as string[] | undefined) : undefined;
+      if (specs?.length) count = new Set(specs.flatMap((s) => resolvePageSpec(s, file.pageCount!))).size;
+      else count = Math.min(file.pageCount, decl.firstPages ?? file.pageCount);
+    }
+    const org = await this.store.getOrganization(orgId);
+    const limit = org ? planPageLimit(decl.planLimits ?? {}, reg.plugin.settings.planPageLimits, org.plan) : null;
+    if (limit !== null && count > limit) {
+      throw new HttpError('PAGE_LIMIT_EXCEEDED', `${reg.action.route?.path} would process ${count} pages of ${decl.file}; plan ${org!.plan} allows ${limit} per job. Select fewer pages${decl.specs ? ` with ${decl.specs}` : ''} or split the PDF.`);
+    }
+    return count;
   }
 
   /** The tool files a request names, looked up in the caller's organization (404) and checked against the action's accepted types (415). */
@@ -99,7 +135,7 @@ export class JobService {
       const retryAfter = Math.max(1, Math.ceil(pool.limits.timeoutMs / 1000 / 4));
       throw new HttpError('SERVICE_BUSY', `${spec.what} has ${pool.limits.maxBacklog} unfinished jobs, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
     }
-    const cost = action.credits.perRequest;
+    const cost = jobCost(action.credits, spec.params, spec.pages ?? 0);
     // The lock covers the credit check and making the job visible (which counts it as outstanding);
     // the disk write is awaited outside it, so concurrent admissions of one organization share a
     // journal write and its fdatasync instead of queueing behind each other's.
@@ -183,8 +219,26 @@ export interface AdmitSpec {
   imageSources?: string[];
   warnings?: JobRecord['warnings'];
   createdAt?: string;
+  /** Pages a page-metered action will process (see ActionPages). */
+  pages?: number;
   /** Names the endpoint in a 503 answer. */
   what: string;
+}
+
+/** `perRequest` plus the per-page price (fixed, or chosen by a body field's value) times the pages. */
+export function jobCost(credits: ActionCredits, params: Record<string, unknown>, pages: number): number {
+  const per = credits.perPage;
+  const perPage = per === undefined ? 0 : typeof per === 'number' ? per : (per.values[String(params[per.field])] ?? 0);
+  return credits.perRequest + perPage * pages;
+}
+
+/** The page limit of a plan: the operator's override (null = none) wins over the manifest's; unlisted plans have none. */
+function planPageLimit(defaults: Record<string, number>, override: unknown, plan: string): number | null {
+  if (override && typeof override === 'object' && plan in override) {
+    const v = (override as Record<string, unknown>)[plan];
+    return typeof v === 'number' && v > 0 ? v : null;
+  }
+  return defaults[plan] ?? null;
 }
 
 function fieldPath(params: Record<string, unknown>, ref: { field: string; fileId: string }): string {

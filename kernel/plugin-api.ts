@@ -24,8 +24,39 @@ export interface ActionFiles {
   field: string;
   /** Accepted MIME types, checked against the upload's detected type (415 otherwise). */
   accept: string[];
-  /** Largest file the action takes, in bytes; a larger one answers 413 at job creation. */
+  /** Largest accepted upload in bytes, checked at creation (413 otherwise). */
   maxBytes?: number;
+}
+
+/**
+ * A page-metered action (Lens): credits per processed page and a page limit per organization plan, both
+ * decided at creation. The pages counted are those of the PDF in `file` that the job processes: the
+ * pages named by the specs in `specs` when given, else the first `firstPages` (all when absent). Any
+ * other input type (DOCX, ODT, Markdown) counts as one page.
+ */
+export interface ActionPages {
+  /** Single-file input field holding the document. */
+  file: string;
+  /** Page-spec field selecting the pages (also list it in `pageSpecs` so specs are checked). */
+  specs?: string;
+  /** Without specs, only the first this many pages are processed. */
+  firstPages?: number;
+  /**
+   * Most pages a job may process, by organization plan; a plan not listed has no limit. Operators
+   * override entries with `plugins.<id>.settings.planPageLimits` (a number, or null for no limit).
+   */
+  planLimits?: Record<string, number>;
+  /** Fields (or values of fields) that need a PDF input; otherwise 400 naming the field. */
+  pdfOnly?: Array<{ field: string; values?: string[] }>;
+  /** Fields allowed only when another field has one of some values; otherwise 400 naming the field. */
+  onlyWhen?: Array<{ field: string; other: string; values: string[] }>;
+}
+
+/** Credits of one job: `perRequest`, plus `perPage` times the processed pages of a page-metered action. */
+export interface ActionCredits {
+  perRequest: number;
+  /** A number, or a price per value of a body field (e.g. by `outputFormat`). */
+  perPage?: number | { field: string; values: Record<string, number> };
 }
 
 export interface ActionDeclaration {
@@ -46,8 +77,10 @@ export interface ActionDeclaration {
    * of the PDF in `file` (a single-file field): malformed or out-of-range specs answer 400.
    */
   pageSpecs?: Array<{ field: string; file: string }>;
+  /** Page metering and plan page limits (see ActionPages). */
+  pages?: ActionPages;
   /** Credits charged when the job completes. */
-  credits: { perRequest: number };
+  credits: ActionCredits;
 }
 
 export interface SystemComponent {

@@ -49,9 +49,27 @@ const ManifestSchema = Type.Object({
       target: Type.Optional(Type.String({ pattern: '^[a-z0-9]+$' })),
       summary: Type.String({ minLength: 1 }),
       description: Type.Optional(Type.String()),
-      files: Type.Optional(Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }), maxBytes: Type.Optional(Type.Integer({ minimum: 1 })) }))),
+      files: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }), maxBytes: Type.Optional(Type.Integer({ minimum: 1 })) })),
+      ),
       pageSpecs: Type.Optional(Type.Array(Type.Object({ field: Type.String(), file: Type.String() }, { additionalProperties: false }))),
-      credits: Type.Object({ perRequest: Type.Number({ minimum: 0 }) }),
+      pages: Type.Optional(
+        Type.Object(
+          {
+            file: Type.String({ minLength: 1 }),
+            specs: Type.Optional(Type.String({ minLength: 1 })),
+            firstPages: Type.Optional(Type.Integer({ minimum: 1 })),
+            planLimits: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
+            pdfOnly: Type.Optional(Type.Array(Type.Object({ field: Type.String(), values: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false }))),
+            onlyWhen: Type.Optional(Type.Array(Type.Object({ field: Type.String(), other: Type.String(), values: Type.Array(Type.String()) }, { additionalProperties: false }))),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+      credits: Type.Object({
+        perRequest: Type.Number({ minimum: 0 }),
+        perPage: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Object({ field: Type.String(), values: Type.Record(Type.String(), Type.Number({ minimum: 0 })) })])),
+      }),
     }),
     { minItems: 1 },
   ),

@@ -15,6 +15,7 @@ export const BUILTIN_PLUGINS: string[] = [
   './import-docx/manifest.js',
   './html-to-pdf/manifest.js',
   './docx-templates/manifest.js',
+  './lens/manifest.js',
 ];
 
 export const BUILTIN_BASE = new URL('./', import.meta.url);

@@ -20,25 +20,34 @@ const DATA = {
 
 let pdfjs: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
 
+/** Opens a PDF with pdfjs the safe way: local data files, no code evaluation, glyphs drawn as paths. */
+export async function openPdfjsDocument(pdf: Uint8Array): Promise<PDFDocumentProxy> {
+  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  const { getDocument } = await pdfjs;
+  return getDocument({
+    data: pdf,
+    ...DATA,
+    // Never compile code from the document (PostScript functions are interpreted instead).
+    isEvalSupported: false,
+    // Glyphs are drawn as paths from the embedded fonts: Node has no FontFace, and system fonts
+    // would make the images depend on the machine.
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  }).promise;
+}
+
 /** A loaded PDF whose pages are drawn one at a time; fonts and images parsed for one page serve the next. */
 export class PdfRasteriser {
   private constructor(private readonly doc: PDFDocumentProxy) {}
 
   /** Opens `pdf` (which pdfjs may take over: pass a copy if the bytes are needed afterwards). */
   static async open(pdf: Uint8Array): Promise<PdfRasteriser> {
-    pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
-    const { getDocument } = await pdfjs;
-    const doc = await getDocument({
-      data: pdf,
-      ...DATA,
-      // Never compile code from the document (PostScript functions are interpreted instead).
-      isEvalSupported: false,
-      // Glyphs are drawn as paths from the embedded fonts: Node has no FontFace, and system fonts
-      // would make the images depend on the machine.
-      disableFontFace: true,
-      useSystemFonts: false,
-      verbosity: 0,
-    }).promise;
+    return new PdfRasteriser(await openPdfjsDocument(pdf));
+  }
+
+  /** Draws pages of a document already opened with openPdfjsDocument (Lens reads its text layer too). */
+  static of(doc: PDFDocumentProxy): PdfRasteriser {
     return new PdfRasteriser(doc);
   }
 

@@ -33,7 +33,7 @@ function pluginView(p: LoadedPlugin) {
     state: p.state,
     reason: p.reason,
     missing: p.missing,
-    actions: m.actions.map((a) => ({ name: a.name, route: a.route ? `${API_PREFIX}${a.route.path}` : `${API_PREFIX}/render`, ...(a.target ? { target: a.target } : {}), credits: a.credits.perRequest })),
+    actions: m.actions.map((a) => ({ name: a.name, route: a.route ? `${API_PREFIX}${a.route.path}` : `${API_PREFIX}/render`, ...(a.target ? { target: a.target } : {}), credits: a.credits.perRequest, ...(a.credits.perPage !== undefined ? { creditsPerPage: a.credits.perPage } : {}) })),
   };
 }
 

@@ -1,4 +1,5 @@
 // One POST route per plugin action, derived from the manifests; disabled and unavailable plugins answer for themselves.
+import type { ActionCredits } from '../../kernel/plugin-api.js';
 import { HttpError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { RegisteredAction } from '../../kernel/plugin-registry.js';
@@ -42,7 +43,7 @@ export function toolRoutes(kernel: Kernel): RouteDefinition[] {
     doc: reg.plugin.definition.manifest.kind === 'importer' ? importerDoc(reg) : {
       tag: 'Tools',
       summary: reg.action.summary,
-      description: `${reg.action.description ? reg.action.description + '\n\n' : ''}Creates a \`${reg.action.name}\` tools job; costs ${reg.action.credits.perRequest} credit(s), charged on completion.`,
+      description: `${reg.action.description ? reg.action.description + '\n\n' : ''}Creates a \`${reg.action.name}\` tools job; costs ${describeCost(reg.action.credits)}, charged on completion.`,
       body: jobRequestSchema(reg.plugin.definition.contract[reg.action.name]!.input),
       responses: { 202: ToolsJobSchema },
       hidden: reg.plugin.state === 'disabled',
@@ -61,4 +62,12 @@ function importerDoc(reg: RegisteredAction): RouteDefinition['doc'] {
     responses: { 200: contract.result },
     hidden: reg.plugin.state === 'disabled',
   };
+}
+
+/** The cost line of a tools route's description: per request, plus per processed page for page-metered actions. */
+function describeCost(credits: ActionCredits): string {
+  const per = credits.perPage;
+  if (per === undefined) return `${credits.perRequest} credit(s)`;
+  const perPage = typeof per === 'number' ? `${per}` : Object.entries(per.values).map(([v, n]) => `${n} with ${per.field} \`${v}\``).join(', ');
+  return `${credits.perRequest ? `${credits.perRequest} credit(s) plus ` : ''}credits per processed page (${perPage})`;
 }

@@ -1,0 +1,261 @@
+// Reading order of a PDF text layer: positioned text runs → lines → columns → blocks (headings, paragraphs, tables).
+// Pure geometry, no pdfjs: the worker feeds it the runs of getTextContent (text-layer.ts) and the tests of
+// the HTTP surface check what comes out.
+
+/** One run of text as pdfjs places it: baseline-left corner in PDF units (y grows upwards). */
+export interface Run {
+  text: string;
+  x: number;
+  y: number;
+  width: number;
+  /** Font size (the text matrix's vertical scale). */
+  size: number;
+  bold: boolean;
+}
+
+export type Block =
+  | { kind: 'heading'; level: number; text: string }
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'table'; rows: string[][] }
+  | { kind: 'list'; ordered: boolean; items: string[] };
+
+/** A page as Lens reads it: body blocks in reading order, running header and footer lines apart. */
+export interface PageText {
+  blocks: Block[];
+  header: string[];
+  footer: string[];
+  /** How the text was obtained. */
+  source: 'text-layer' | 'ocr';
+  /** Body font size (pt) of the page, for headings across pages. */
+  bodySize: number;
+}
+
+interface Line {
+  y: number;
+  size: number;
+  bold: boolean;
+  x0: number;
+  x1: number;
+  /** Cells: runs grouped where the horizontal gap is wide (a table column or a tab stop). */
+  cells: Array<{ x0: number; x1: number; text: string }>;
+  text: string;
+}
+
+/** A gap wider than this many font sizes between runs starts a new cell. */
+const CELL_GAP = 0.9;
+/** Header/footer band: this fraction of the page height at the top and bottom. */
+const MARGIN_BAND = 0.1;
+
+/** Groups runs into lines: same baseline (within 40% of the font size), sorted left to right. */
+export function buildLines(runs: Run[]): Line[] {
+  const sorted = runs.filter((r) => r.text.trim() !== '').sort((a, b) => b.y - a.y || a.x - b.x);
+  const rows: Run[][] = [];
+  for (const run of sorted) {
+    const row = rows[rows.length - 1];
+    if (row && Math.abs(row[0]!.y - run.y) <= 0.4 * Math.max(run.size, row[0]!.size)) row.push(run);
+    else rows.push([run]);
+  }
+  return rows.map(toLine);
+}
+
+function toLine(row: Run[]): Line {
+  row.sort((a, b) => a.x - b.x);
+  const cells: Line['cells'] = [];
+  let size = 0;
+  let chars = 0;
+  let boldChars = 0;
+  for (const run of row) {
+    const last = cells[cells.length - 1];
+    const gap = last ? run.x - last.x1 : Infinity;
+    if (last && gap < CELL_GAP * run.size) {
+      // pdfjs splits words into runs; a visible gap (> 0.15 em) is a space unless one is there already.
+      const space = gap > 0.15 * run.size && !/\s$/.test(last.text) && !/^\s/.test(run.text) ? ' ' : '';
+      last.text += space + run.text;
+      last.x1 = Math.max(last.x1, run.x + run.width);
+    } else {
+      cells.push({ x0: run.x, x1: run.x + run.width, text: run.text });
+    }
+    const n = run.text.trim().length;
+    size += run.size * n;
+    chars += n;
+    if (run.bold) boldChars += n;
+  }
+  for (const c of cells) c.text = c.text.replace(/\s+/g, ' ').trim();
+  return {
+    y: row[0]!.y,
+    size: chars ? size / chars : row[0]!.size,
+    bold: chars > 0 && boldChars / chars > 0.6,
+    x0: cells[0]!.x0,
+    x1: Math.max(...cells.map((c) => c.x1)),
+    cells,
+    text: cells.map((c) => c.text).join(' '),
+  };
+}
+
+/**
+ * Splits the lines of a page into reading order when the page has two text columns: a vertical gutter
+ * near the middle that no line crosses, with wide text on both sides in several lines. Lines crossing the
+ * gutter (a title over both columns) end the column run above them. Key–value lines ("Total:   12.00")
+ * are not columns: their left part is short.
+ */
+export function readingOrder(lines: Line[], pageWidth: number): Line[] {
+  const gutter = findGutter(lines, pageWidth);
+  if (gutter === null) return lines;
+  const out: Line[] = [];
+  let left: Line[] = [];
+  let right: Line[] = [];
+  const flush = () => {
+    out.push(...left, ...right);
+    left = [];
+    right = [];
+  };
+  for (const line of lines) {
+    const l = line.cells.filter((c) => c.x1 <= gutter);
+    const r = line.cells.filter((c) => c.x0 >= gutter);
+    if (l.length + r.length < line.cells.length) {
+      flush();
+      out.push(line);
+      continue;
+    }
+    if (l.length) left.push(subLine(line, l));
+    if (r.length) right.push(subLine(line, r));
+  }
+  flush();
+  return out;
+}
+
+function subLine(line: Line, cells: Line['cells']): Line {
+  return { ...line, cells, x0: cells[0]!.x0, x1: Math.max(...cells.map((c) => c.x1)), text: cells.map((c) => c.text).join(' ') };
+}
+
+function findGutter(lines: Line[], pageWidth: number): number | null {
+  if (lines.length < 6) return null;
+  let best: { x: number; score: number } | null = null;
+  for (let x = pageWidth * 0.3; x <= pageWidth * 0.7; x += 2) {
+    let crossing = 0;
+    let twoSided = 0;
+    for (const line of lines) {
+      if (line.cells.some((c) => c.x0 < x && c.x1 > x)) crossing++;
+      else {
+        const l = line.cells.filter((c) => c.x1 <= x);
+        const r = line.cells.filter((c) => c.x0 >= x);
+        // Both sides hold running text: wide runs, not a label and its value.
+        const wide = (cs: Line['cells']) => cs.reduce((s, c) => s + (c.x1 - c.x0), 0) > pageWidth * 0.25;
+        if (l.length && r.length && wide(l) && wide(r)) twoSided++;
+      }
+    }
+    if (twoSided >= 4 && crossing <= lines.length * 0.2) {
+      const score = twoSided - crossing;
+      if (!best || score > best.score) best = { x, score };
+    }
+  }
+  return best?.x ?? null;
+}
+
+/** The running header and footer lines: lines in the top or bottom band of the page. */
+export function marginLines(lines: Line[], pageHeight: number): { top: Line[]; bottom: Line[]; body: Line[] } {
+  const top: Line[] = [];
+  const bottom: Line[] = [];
+  const body: Line[] = [];
+  for (const line of lines) {
+    if (line.y > pageHeight * (1 - MARGIN_BAND)) top.push(line);
+    else if (line.y < pageHeight * MARGIN_BAND) bottom.push(line);
+    else body.push(line);
+  }
+  return { top, bottom, body };
+}
+
+/** Body font size: the size most characters are set in. */
+export function bodySize(lines: Line[]): number {
+  const weight = new Map<number, number>();
+  for (const l of lines) {
+    const k = Math.round(l.size * 2) / 2;
+    weight.set(k, (weight.get(k) ?? 0) + l.text.length);
+  }
+  let best = 10;
+  let most = -1;
+  for (const [k, w] of weight) if (w > most) [best, most] = [k, w];
+  return best;
+}
+
+/**
+ * Lines → blocks. Headings: short lines set ≥ 15% larger than the body (or bold and alone); levels by
+ * size, largest first (`headingSizes`, over the whole document). Tables: two or more consecutive lines
+ * with the same number (≥ 2) of cells whose left edges line up. Paragraphs: consecutive lines closer than
+ * 1.6 line heights; a line ending in a hyphen joins the next without it.
+ */
+export function toBlocks(lines: Line[], body: number, headingSizes: number[]): Block[] {
+  const blocks: Block[] = [];
+  // Line pitch inside a paragraph: the lower quartile of neighbouring baseline distances, at most 1.38 em
+  // (single spacing is 1.15–1.35 em). A wider gap ends a paragraph; when every gap is wider (one-line
+  // paragraphs, as label lines are) each line is its own paragraph.
+  const deltas = lines.slice(1).map((l, k) => lines[k]!.y - l.y).filter((d) => d > 0).sort((a, b) => a - b);
+  const pitch = Math.min(deltas[Math.floor(deltas.length / 4)] ?? Infinity, 1.38 * body);
+  let para: Line[] = [];
+  const flushPara = () => {
+    if (para.length) blocks.push({ kind: 'paragraph', text: joinLines(para.map((l) => l.text)) });
+    para = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const table = tableRun(lines, i);
+    if (table > 1) {
+      flushPara();
+      blocks.push({ kind: 'table', rows: lines.slice(i, i + table).map((l) => l.cells.map((c) => c.text)) });
+      i += table - 1;
+      continue;
+    }
+    if (isHeading(line, body)) {
+      flushPara();
+      const level = Math.min(6, Math.max(1, headingSizes.findIndex((s) => Math.abs(s - line.size) < 0.6) + 1 || headingSizes.length + 1));
+      blocks.push({ kind: 'heading', level, text: line.text });
+      continue;
+    }
+    const prev = para[para.length - 1];
+    if (prev && (prev.y - line.y > pitch * 1.06 || Math.abs(prev.size - line.size) > 0.6 || prev.y < line.y)) flushPara();
+    para.push(line);
+  }
+  flushPara();
+  return blocks;
+}
+
+export function isHeading(line: Line, body: number): boolean {
+  if (line.text.length > 150 || !/\p{L}/u.test(line.text) || line.cells.length > 1) return false;
+  return line.size >= body * 1.15 || (line.bold && line.size >= body && line.text.length < 80 && !/[.:,;]$/.test(line.text));
+}
+
+/** How many lines from `i` form a table (0 or 1: none). */
+function tableRun(lines: Line[], i: number): number {
+  const first = lines[i]!;
+  const n = first.cells.length;
+  if (n < 2) return 0;
+  let k = i + 1;
+  while (k < lines.length) {
+    const l = lines[k]!;
+    if (l.cells.length !== n || l.cells.some((c, j) => !aligned(c, first.cells[j]!))) break;
+    k++;
+  }
+  return k - i;
+}
+
+/** Cells of one column: left edges, right edges or centres within 4 pt (text left-, right- or centre-aligned). */
+function aligned(a: { x0: number; x1: number }, b: { x0: number; x1: number }): boolean {
+  return Math.abs(a.x0 - b.x0) < 4 || Math.abs(a.x1 - b.x1) < 4 || Math.abs((a.x0 + a.x1) / 2 - (b.x0 + b.x1) / 2) < 4 || (a.x0 < b.x1 && b.x0 < a.x1);
+}
+
+/** Joins the lines of a paragraph; "infor-" + "mation" becomes "information" (a hyphen before a lower-case letter). */
+export function joinLines(lines: string[]): string {
+  let out = '';
+  for (const line of lines) {
+    const t = line.trim();
+    if (!out) out = t;
+    else if (/\p{Ll}-$/u.test(out) && /^\p{Ll}/u.test(t)) out = out.slice(0, -1) + t;
+    else out += ' ' + t;
+  }
+  return out;
+}
+
+/** Text of a margin line with digits folded, so "Page 1" and "Page 2" repeat. */
+export function marginKey(text: string): string {
+  return text.replace(/\d+/g, '#').replace(/\s+/g, ' ').trim().toLowerCase();
+}

@@ -1,0 +1,245 @@
+// The built-in engine behind classify, extract and generate-filename: deterministic, offline, explainable.
+// Lexical similarity (TF-IDF over category terms with synonym expansion), label proximity over lines and
+// table cells, dates through chrono-node, amounts and booleans parsed from the text next to a label.
+import * as chrono from 'chrono-node';
+import type { Block, PageText } from './layout.js';
+
+/** A line of the document as cells (table cells or label/value runs); a paragraph is one cell. */
+export type TextLine = string[];
+
+export function documentLines(pages: PageText[]): TextLine[] {
+  const lines: TextLine[] = [];
+  const add = (b: Block) => {
+    if (b.kind === 'table') for (const r of b.rows) lines.push(r.filter((c) => c.trim()));
+    else if (b.kind === 'list') for (const t of b.items) lines.push([t]);
+    else lines.push([b.text]);
+  };
+  for (const p of pages) {
+    for (const h of p.header) lines.push([h]);
+    p.blocks.forEach(add);
+    for (const f of p.footer) lines.push([f]);
+  }
+  return lines.filter((l) => l.length);
+}
+
+const STOP = new Set('a an and are as at be by for from has have in is it its of on or that the this to was were will with your you our we i me my de la le'.split(' '));
+
+export function words(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP.has(w)).map(stem);
+}
+
+/** A light English stemmer: plural and common verb endings, so "invoices" meets "invoice". */
+function stem(w: string): string {
+  if (w.length > 4 && w.endsWith('ies')) return w.slice(0, -3) + 'y';
+  if (w.length > 4 && /(ss|us)$/.test(w)) return w;
+  if (w.length > 3 && w.endsWith('s')) return w.slice(0, -1);
+  return w;
+}
+
+// ---------------------------------------------------------------- classify
+
+/** Words typical of common document categories; a category's own words always count double. */
+const CATEGORY_SYNONYMS: Record<string, string> = {
+  invoice: 'invoice bill billing amount due total subtotal vat tax payment due date invoice number remit net terms',
+  receipt: 'receipt paid thank purchase cash change card transaction store item qty subtotal total visa mastercard',
+  letter: 'dear sincerely regards yours faithfully letter writing enclosed',
+  contract: 'agreement contract party parties hereby terms conditions obligation shall clause term termination governing law signature witness',
+  form: 'form applicant application please fill signature checkbox date of birth section complete',
+  report: 'report summary findings analysis results conclusion introduction method quarter revenue',
+  resume: 'resume curriculum vitae experience education skills employment references',
+  memo: 'memo memorandum to from subject cc',
+  statement: 'statement account balance opening closing transactions deposit withdrawal period',
+  order: 'purchase order po quantity unit price ship deliver supplier',
+  quote: 'quote quotation estimate valid offer proposal',
+  manual: 'manual instructions step install guide warning',
+  policy: 'policy insurance coverage premium insured claim',
+  payslip: 'payslip salary gross net pay deductions employee employer',
+};
+
+export interface Classification {
+  category: string;
+  confidence: number;
+  reasoning: string;
+}
+
+export function classify(text: string, categories: string[]): Classification {
+  const docWords = words(text);
+  if (docWords.length === 0) {
+    return { category: categories[0]!, confidence: 0, reasoning: 'The document is empty: no text was found in the first 3 pages, so the first category is returned.' };
+  }
+  const tf = new Map<string, number>();
+  for (const w of docWords) tf.set(w, (tf.get(w) ?? 0) + 1);
+  // Query terms of each category: its own words (weight 2) and the synonyms of any known category word (1).
+  const queries = categories.map((c) => {
+    const q = new Map<string, number>();
+    for (const w of words(c)) {
+      q.set(w, 2);
+      for (const [key, syn] of Object.entries(CATEGORY_SYNONYMS)) if (stem(key) === w) for (const s of words(syn)) if (!q.has(s)) q.set(s, 1);
+    }
+    return q;
+  });
+  // IDF across the categories: a word every category shares decides nothing.
+  const df = new Map<string, number>();
+  for (const q of queries) for (const t of q.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+  const idf = (t: string) => Math.log(1 + categories.length / (df.get(t) ?? 1));
+  const scored = queries.map((q, i) => {
+    let score = 0;
+    const hits: Array<[string, number]> = [];
+    for (const [t, w] of q) {
+      const n = tf.get(t);
+      if (!n) continue;
+      const s = w * idf(t) * Math.log(1 + n);
+      score += s;
+      hits.push([t, s]);
+    }
+    hits.sort((a, b) => b[1] - a[1]);
+    return { i, score, hits };
+  });
+  const ranked = [...scored].sort((a, b) => b.score - a.score || a.i - b.i);
+  const top = ranked[0]!;
+  const second = ranked[1]!;
+  if (top.score === 0) {
+    return { category: categories[0]!, confidence: 0.05, reasoning: `No clear match: none of the categories' words or synonyms occur in the text; "${categories[0]}" is returned as the closest (the first).` };
+  }
+  // Confidence from the evidence: the margin over the runner-up, scaled by how much evidence there is.
+  const margin = (top.score - second.score) / top.score;
+  const strength = 1 - Math.exp(-top.score / 4);
+  const confidence = Math.round(Math.min(0.99, Math.max(0.05, margin * (0.4 + 0.6 * strength))) * 100) / 100;
+  const deciding = top.hits.slice(0, 5).map(([t]) => `"${t}" (${tf.get(t)}×)`).join(', ');
+  const vs = second.score > 0 ? `; runner-up "${categories[second.i]}" scored ${second.score.toFixed(2)}` : '';
+  const weak = confidence < 0.3 ? ' No clear match: the evidence is weak.' : '';
+  return { category: categories[top.i]!, confidence, reasoning: `Deciding words: ${deciding}; score ${top.score.toFixed(2)}${vs}.${weak}` };
+}
+
+// ---------------------------------------------------------------- extract
+
+export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'array';
+export type FieldValue = string | number | boolean | string[] | null;
+
+/** Label words for common field-name words: "invoice_number" also looks for "no", "#". */
+const LABEL_SYNONYMS: Record<string, string[]> = {
+  number: ['no', 'nr', 'num', 'id', 'ref', 'reference'],
+  date: ['dated', 'issued', 'issue'],
+  total: ['amount', 'due', 'grand', 'balance', 'sum'],
+  amount: ['total', 'due', 'sum'],
+  vendor: ['from', 'seller', 'supplier', 'company', 'issuer'],
+  supplier: ['vendor', 'seller', 'from'],
+  customer: ['client', 'bill', 'buyer', 'to'],
+  due: ['payable', 'deadline'],
+  tax: ['vat', 'gst'],
+  vat: ['tax'],
+  email: ['e', 'mail'],
+  phone: ['tel', 'telephone'],
+};
+
+interface Candidate {
+  value: FieldValue;
+  score: number;
+}
+
+/** Finds a field's value next to the best-matching label; null when no label with a value of the type is found. */
+export function extractField(lines: TextLine[], name: string, type: FieldType, description?: string): FieldValue {
+  const nameWords = words(name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_.-]/g, ' '));
+  const terms = new Map<string, number>();
+  for (const w of nameWords) {
+    terms.set(w, 2);
+    for (const s of LABEL_SYNONYMS[w] ?? []) if (!terms.has(s)) terms.set(s, 1);
+  }
+  for (const w of words(description ?? '')) if (!terms.has(w)) terms.set(w, 0.5);
+  const needed = nameWords.length * 2;
+  let best: Candidate | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const cells = lines[i]!;
+    for (let c = 0; c < cells.length; c++) {
+      // The label is the cell's text before a colon, or the whole cell when a value follows in the next cell or line.
+      const cell = cells[c]!;
+      const colon = cell.indexOf(':');
+      const label = colon >= 0 ? cell.slice(0, colon) : cell;
+      const labelWords = words(label);
+      if (!labelWords.length || labelWords.length > 8) continue;
+      let score = 0;
+      for (const w of new Set(labelWords)) score += terms.get(w) ?? 0;
+      // Unrelated words in the label weaken it ("Invoice date" for "due_date").
+      score -= 0.5 * labelWords.filter((w) => !terms.has(w)).length;
+      if (score < Math.min(needed, 2) * 0.5) continue;
+      const rest = colon >= 0 ? cell.slice(colon + 1).trim() : '';
+      const options = [rest, cells.slice(c + 1).join(' '), colon < 0 || !rest ? (lines[i + 1] ?? []).join(' ') : ''].filter((s) => s.trim());
+      for (const [k, text] of options.entries()) {
+        const value = parseValue(text, type);
+        if (value === null) continue;
+        const s = score - k * 0.25;
+        if (!best || s > best.score) best = { value, score: s };
+        break;
+      }
+    }
+  }
+  return best?.value ?? null;
+}
+
+/** Parses a value of `type` from the text after a label; null when the text holds none. */
+export function parseValue(text: string, type: FieldType): FieldValue {
+  const t = text.trim();
+  if (!t) return null;
+  switch (type) {
+    case 'string':
+      return t.length <= 300 ? t : null;
+    case 'number':
+      return parseAmount(t);
+    case 'date': {
+      const found = chrono.strict.parse(t)[0];
+      if (!found) return null;
+      const { start } = found;
+      const y = start.get('year');
+      const m = start.get('month');
+      const d = start.get('day');
+      if (!y || !m || !d || !start.isCertain('year')) return null;
+      return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+    }
+    case 'boolean': {
+      if (/^(yes|true|y|x|☑|☒|✓|✔|checked|paid)\b/i.test(t)) return true;
+      if (/^(no|false|n|☐|unchecked|unpaid|none)\b/i.test(t)) return false;
+      return null;
+    }
+    case 'array': {
+      const items = t.split(/\s*[,;•·]\s*/).map((s) => s.trim()).filter(Boolean);
+      return items.length ? items : null;
+    }
+  }
+}
+
+/**
+ * The first amount in the text: 1,234.56 / 1.234,56 / 1 234,56 / -12 / 12.5%; currency signs and codes
+ * are ignored. The last separator followed by one or two digits is the decimal one.
+ */
+export function parseAmount(text: string): number | null {
+  const m = /[-−]?\d[\d.,' \u00a0\u202f]*/.exec(text);
+  if (!m) return null;
+  let s = m[0].replace(/[\s'\u00a0\u202f]+$/, '').replace(/[.,]$/, '').replace(/[\s'\u00a0\u202f]/g, '').replace('−', '-');
+  const dec = /[.,](\d{1,2})$/.exec(s);
+  if (dec) s = s.slice(0, dec.index).replace(/[.,]/g, '') + '.' + dec[1];
+  else s = s.replace(/[.,]/g, '');
+  const n = Number(s);
+  return Number.isFinite(n) ? n : null;
+}
+
+// ---------------------------------------------------------------- filenames
+
+/** What a placeholder's name suggests about its value's type. */
+export function placeholderType(name: string): FieldType {
+  if (/date|day|issued/i.test(name)) return 'date';
+  if (/amount|total|sum|price/i.test(name)) return 'number';
+  return 'string';
+}
+
+/** A value made safe as part of a filename: no separators, control or reserved characters; spaces → '-'. */
+export function safePart(value: string): string {
+  return (
+    value
+      .normalize('NFKC')
+      .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, ' ')
+      .trim()
+      .replace(/\s+/g, '-')
+      .replace(/^\.+/, '')
+      .slice(0, 60) || 'unknown'
+  );
+}

@@ -1,0 +1,126 @@
+// Worker of the Lens actions: reads the document (PDF text layer or OCR, DOCX, ODT, Markdown) and answers.
+import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
+import { validateDocument } from '../../contracts/document-validator.js';
+import { resolveSpecs } from '../lib/page-selection.js';
+import type { Block, PageText } from './layout.js';
+import { docxBlocks, odtBlocks } from './office-text.js';
+import { normaliseMarkdown, toDocumentJson, toExtendedMarkdown, toMarkdown } from './output.js';
+import { openPdf, readPdf, type PdfText } from './pdf-text.js';
+import { classify as classifyText, documentLines, extractField, placeholderType, safePart, type FieldValue } from './understand.js';
+import type { ClassifyParams, ExtractParams, FilenameParams, OcrParams } from './contract.js';
+
+const PDF = 'application/pdf';
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+const ODT = 'application/vnd.oasis.opendocument.text';
+/** Generate-filename and classify read this many first pages; extract without `pages` at most EXTRACT_PAGES. */
+const FIRST_PAGES = 3;
+const EXTRACT_PAGES = 50;
+
+function inputFile(input: WorkerInput<unknown>): WorkerFile {
+  const file = input.files.find((f) => f.field === 'fileId');
+  if (!file) throw new Error('lens received no input file.');
+  return file;
+}
+
+/** Which 0-based pages to read: the specs' pages (in order, each once), else the first `first` pages. */
+function selectPages(pageCount: number, specs: string[] | undefined, first: number): number[] {
+  if (specs?.length) return [...new Set(resolveSpecs('pages', specs, pageCount).flat())];
+  return Array.from({ length: Math.min(pageCount, first) }, (_, i) => i);
+}
+
+/** The document as Lens pages; a non-PDF input is one page. */
+async function readPages(file: WorkerFile, specs: string[] | undefined, first: number): Promise<{ pages: PageText[]; pdf?: PdfText }> {
+  if (file.mimeType === PDF) {
+    const doc = await openPdf(file.bytes, 'fileId');
+    try {
+      const pdf = await readPdf(doc, selectPages(doc.numPages, specs, first));
+      return { pages: pdf.pages, pdf };
+    } finally {
+      await doc.destroy();
+    }
+  }
+  const blocks = file.mimeType === DOCX ? await docxBlocks(file.bytes, 'fileId') : file.mimeType === ODT ? await odtBlocks(file.bytes, 'fileId') : markdownBlocks(utf8(file));
+  return { pages: [{ blocks, header: [], footer: [], source: 'text-layer', bodySize: 11 }] };
+}
+
+function utf8(file: WorkerFile): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(file.bytes);
+  } catch {
+    throw new PluginError('NOT_UTF8', 'fileId is not valid UTF-8 Markdown; save it as UTF-8 and upload it again.');
+  }
+}
+
+/** Markdown read for understanding (not for output): headings, table rows as cells, other lines as text without markup. */
+function markdownBlocks(md: string): Block[] {
+  const blocks: Block[] = [];
+  const body = md.replace(/^\uFEFF/, '').replace(/^---\n[\s\S]*?\n---\n/, '');
+  for (const raw of body.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || /^\|?\s*:?-{3,}/.test(line) || /^(-{3,}|\*{3,}|:::.*|```.*)$/.test(line)) continue;
+    const h = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (h) blocks.push({ kind: 'heading', level: h[1]!.length, text: plain(h[2]!) });
+    else if (line.startsWith('|')) blocks.push({ kind: 'table', rows: [line.replace(/^\||\|$/g, '').split('|').map((c) => plain(c.trim()))] });
+    else blocks.push({ kind: 'paragraph', text: plain(line.replace(/^([-*+]|\d+[.)])\s+/, '')) });
+  }
+  return blocks;
+}
+
+function plain(text: string): string {
+  return text.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/[*_`~]+/g, '').replace(/\\(.)/g, '$1');
+}
+
+export async function ocr(input: WorkerInput<OcrParams>): Promise<WorkerOutput> {
+  const file = inputFile(input);
+  const { outputFormat, pages: specs } = input.params;
+  if (file.mimeType === 'text/markdown') return { result: { outputFormat, content: normaliseMarkdown(utf8(file)) } };
+  const { pages, pdf } = await readPages(file, specs, Infinity);
+  if (outputFormat === 'md' || !pdf) return { result: { outputFormat, content: toMarkdown(pages) } };
+  const facts = { pageSize: pdf.pageSize, title: pdf.title, bodySize: pages[0]?.bodySize ?? 11 };
+  if (outputFormat === 'mdd') return { result: { outputFormat, content: toExtendedMarkdown(pages, facts) } };
+  const doc = toDocumentJson(pages, facts);
+  const check = validateDocument(doc);
+  if (!check.valid) throw new PluginError('OUTPUT_INVALID', `The document JSON read from the PDF does not validate: ${check.errors.slice(0, 3).map((e) => `${e.path} ${e.message}`).join('; ')}.`);
+  return { result: { outputFormat, content: JSON.stringify(doc) } };
+}
+
+export async function classify(input: WorkerInput<ClassifyParams>): Promise<WorkerOutput> {
+  const { pages } = await readPages(inputFile(input), undefined, FIRST_PAGES);
+  const text = documentLines(pages).map((l) => l.join(' ')).join('\n');
+  return { result: { ...classifyText(text, input.params.categories) } };
+}
+
+export async function extract(input: WorkerInput<ExtractParams>): Promise<WorkerOutput> {
+  const { pages } = await readPages(inputFile(input), input.params.pages, EXTRACT_PAGES);
+  const lines = documentLines(pages);
+  const data: Record<string, FieldValue> = {};
+  const fieldsMissing: string[] = [];
+  for (const [name, spec] of Object.entries(input.params.fields)) {
+    data[name] = extractField(lines, name, spec.type as never, spec.description);
+    if (data[name] === null) fieldsMissing.push(name);
+  }
+  return { result: { data, fieldsMissing } };
+}
+
+export async function generateFilename(input: WorkerInput<FilenameParams>): Promise<WorkerOutput> {
+  const { pages } = await readPages(inputFile(input), undefined, FIRST_PAGES);
+  const lines = documentLines(pages);
+  const placeholders: Record<string, string> = {};
+  const schema = input.params.filenameSchema;
+  for (const [, name] of schema.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+    if (name! in placeholders) continue;
+    let value = extractField(lines, name!, placeholderType(name!));
+    // A title is the first heading when no line is labelled with it.
+    if (value === null && /^(title|subject|heading)$/i.test(name!)) value = pages.flatMap((p) => p.blocks).find((b) => b.kind === 'heading')?.text ?? null;
+    placeholders[name!] = value === null ? 'unknown' : safePart(Array.isArray(value) ? value.join('-') : String(value));
+  }
+  const filled = schema.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, n: string) => placeholders[n]!);
+  const generatedFilename = safeFilename(filled);
+  return { result: { generatedFilename, placeholders } };
+}
+
+/** The whole name: the schema's own text is cleaned like a value, keeping dots for an extension. */
+function safeFilename(name: string): string {
+  const cleaned = name.normalize('NFKC').replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/\s+/g, '_').replace(/^[.\s]+/, '').slice(0, 200);
+  return cleaned || 'unknown';
+}
