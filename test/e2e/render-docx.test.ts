@@ -13,8 +13,8 @@ import { XMLValidator } from 'fast-xml-parser';
 import { startServer, OWNER_KEY, ROOT, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { renderAndDownload, uploadRedPng, waitForRender } from '../helpers/render-jobs.js';
-import { officeToPdfText } from '../helpers/office-text.js';
-import { allElementsDocument, HOSTILE_STRINGS } from '../fixtures/documents.js';
+import { countOf as count, officeToPdfText, oneLine } from '../helpers/office-text.js';
+import { escapeMarkup, HOSTILE_STRINGS, RICH_OFFICE_TEXTS, richOfficeDocument } from '../fixtures/documents.js';
 
 type Json = Record<string, any>;
 
@@ -70,26 +70,13 @@ async function xmlParts(bytes: Buffer): Promise<Map<string, string>> {
   return parts;
 }
 
-const count = (text: string, needle: string | RegExp) => (typeof needle === 'string' ? text.split(needle).length - 1 : (text.match(new RegExp(needle, 'g')) ?? []).length);
-const oneLine = (text: string) => text.replace(/\s+/g, ' ');
-/** Characters inline markup reads: a backslash before each prints it as written (docs/document-json.md). */
-const escapeMarkup = (s: string) => s.replace(/[\\`*$[\]~@^{}]/g, (c) => `\\${c}`);
 
-/** The catalogue of every element, as DOCX, with a header on every page (the footer skips the first), an uploaded image and more headings. */
-function richDocument(): Json {
-  const doc = allElementsDocument({ png });
-  doc.document = { ...(doc.document as Json), type: 'docx' };
-  doc.defaults = { ...(doc.defaults as Json), header: { text: 'Quire catalogue header', align: 'right' } };
-  const body = (doc.sections as Json[])[1]!.content as Json[];
-  body.push({ type: 'h3', text: 'Third level' }, { type: 'h4', text: 'Fourth level' }, { type: 'text', text: 'A paragraph after the fourth level heading.' });
-  return doc;
-}
 
 // ---------------------------------------------------------------- the rich document
 
 let rich: { job: Json; bytes: Buffer } | null = null;
 async function richDocx(): Promise<{ job: Json; bytes: Buffer }> {
-  rich ??= await renderDocx(RENDER, { config: richDocument() });
+  rich ??= await renderDocx(RENDER, { config: richOfficeDocument('docx', { png }) });
   return rich;
 }
 
@@ -212,42 +199,7 @@ test('the uploaded image is embedded at the requested size in EMU with its alt t
 test('LibreOffice opens the DOCX and its PDF holds every paragraph, cell, footnote, caption, TOC entry, header, footer and reference', async () => {
   const raw = await officeToPdfText((await richDocx()).bytes, 'docx');
   const text = oneLine(raw);
-  const expected = [
-    'Cover page title',
-    'A cover, vertically centred',
-    'Contents',
-    'Plain, bold, italic, inline code',
-    'Application Programming Interface',
-    'Footnote text here.',
-    'First bullet',
-    'Nested two',
-    'Step four',
-    'Region',
-    'SpanBoth',
-    'Sales by region',
-    'Line items from a variable',
-    'Pen',
-    'Revenue by quarter',
-    'An uploaded image',
-    'Scan me',
-    'Hello in Python',
-    'def hello():',
-    'print("hello {{not_a_var}}")',
-    'Simplicity is prerequisite for reliability.',
-    'Edsger W. Dijkstra',
-    'Hello from a variable',
-    'Sign',
-    'See the integral, the listing and the chart.',
-    'Closing',
-    'References',
-    'On documents',
-    'Quire Press',
-    'Two-column text.',
-    'Quire catalogue header',
-    'Page 2 of',
-    'A paragraph after the fourth level heading.',
-  ];
-  for (const s of expected) assert.ok(text.includes(s), `"${s}" is in the text LibreOffice renders:\n${text}`);
+  for (const s of RICH_OFFICE_TEXTS) assert.ok(text.includes(s), `"${s}" is in the text LibreOffice renders:\n${text}`);
   // The TOC and the lists of figures/tables show their entries before any field update: each heading and
   // caption appears twice (the entry and the element itself).
   for (const s of ['Introduction', 'Results', 'Sales by region', 'Revenue by quarter']) assert.ok(count(text, s) >= 2, `"${s}" in the TOC/lists and in the body`);

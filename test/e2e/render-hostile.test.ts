@@ -11,7 +11,7 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import jsQR from 'jsqr';
 import { startServer, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
-import { HOSTILE_STRINGS } from '../fixtures/documents.js';
+import { escapeMarkup, HOSTILE_STRINGS } from '../fixtures/documents.js';
 
 type Json = Record<string, any>;
 
@@ -170,8 +170,6 @@ function assertNothingLeaked(extracted: string): void {
 
 // ---------------------------------------------------------------- hostile strings in every field
 
-/** Characters inline markup reads (docs/document-json.md): a backslash before each prints it as written. */
-const escapeMarkup = (s: string) => s.replace(/[\\`*$[\]~@^{}]/g, (c) => `\\${c}`);
 /** The hostile strings inline markup interprets as written: `$x$` is math, `\` escapes the next character. */
 const INTERPRETED = new Set(['dollar $ sign $x$', 'back\\slash', '\\u{41}']);
 

@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 import { startServer, OWNER_KEY, ROOT, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { renderAndDownload, uploadRedPng, waitForRender } from '../helpers/render-jobs.js';
-import { officeToPdf } from '../helpers/office-text.js';
-import { allElementsDocument, HOSTILE_STRINGS } from '../fixtures/documents.js';
+import { countOf as count, officeToPdf, oneLine } from '../helpers/office-text.js';
+import { escapeMarkup, HOSTILE_STRINGS, RICH_OFFICE_TEXTS, richOfficeDocument } from '../fixtures/documents.js';
 
 type Json = Record<string, any>;
 
@@ -76,24 +76,11 @@ async function libreOffice(bytes: Buffer): Promise<{ text: string; pages: number
   });
 }
 
-const count = (text: string, needle: string) => text.split(needle).length - 1;
-const oneLine = (text: string) => text.replace(/\s+/g, ' ');
-/** Characters inline markup reads: a backslash before each prints it as written (docs/document-json.md). */
-const escapeMarkup = (s: string) => s.replace(/[\\`*$[\]~@^{}]/g, (c) => `\\${c}`);
 const cmOf = (length: string | null | undefined) => Number(/^([\d.]+)cm$/.exec(length ?? '')?.[1] ?? NaN);
 
-/** The catalogue of every element, as ODT, with a header and two more heading levels. */
-function richDocument(): Json {
-  const doc = allElementsDocument({ png });
-  doc.document = { ...(doc.document as Json), type: 'odt' };
-  doc.defaults = { ...(doc.defaults as Json), header: { text: 'Quire catalogue header', align: 'right' } };
-  const body = (doc.sections as Json[])[1]!.content as Json[];
-  body.push({ type: 'h3', text: 'Third level' }, { type: 'h4', text: 'Fourth level' }, { type: 'text', text: 'A paragraph after the fourth level heading.' });
-  return doc;
-}
 
 let rich: Promise<{ job: Json; bytes: Buffer }> | null = null;
-const richOdt = () => (rich ??= renderOdt(RENDER, { config: richDocument() }));
+const richOdt = () => (rich ??= renderOdt(RENDER, { config: richOfficeDocument('odt', { png }) }));
 let richRead: Promise<Json> | null = null;
 const richOdfpy = () => (richRead ??= richOdt().then(({ bytes }) => odfpy(bytes)));
 
@@ -292,42 +279,7 @@ test('the two-column section is a text:section with two columns, the gap and a s
 test('LibreOffice opens the ODT and its PDF holds every paragraph, cell, footnote, caption, TOC entry, header, footer and reference', async () => {
   const { text: raw, pages } = await libreOffice((await richOdt()).bytes);
   const text = oneLine(raw);
-  const expected = [
-    'Cover page title',
-    'A cover, vertically centred',
-    'Contents',
-    'Plain, bold, italic, inline code',
-    'Application Programming Interface',
-    'Footnote text here.',
-    'First bullet',
-    'Nested two',
-    'Step four',
-    'Region',
-    'SpanBoth',
-    'Sales by region',
-    'Line items from a variable',
-    'Pen',
-    'Revenue by quarter',
-    'An uploaded image',
-    'Scan me',
-    'Hello in Python',
-    'def hello():',
-    'print("hello {{not_a_var}}")',
-    'Simplicity is prerequisite for reliability.',
-    'Edsger W. Dijkstra',
-    'Hello from a variable',
-    'Sign',
-    'See the integral, the listing and the chart.',
-    'Closing',
-    'References',
-    'On documents',
-    'Quire Press',
-    'Two-column text.',
-    'Quire catalogue header',
-    'Page 2 of',
-    'A paragraph after the fourth level heading.',
-  ];
-  for (const s of expected) assert.ok(text.includes(s), `"${s}" is in the text LibreOffice renders:\n${text}`);
+  for (const s of RICH_OFFICE_TEXTS) assert.ok(text.includes(s), `"${s}" is in the text LibreOffice renders:\n${text}`);
   // The TOC and the lists of figures/tables show their entries without an update: each heading and caption
   // appears twice (the entry and the element itself).
   for (const s of ['Introduction', 'Results', 'Sales by region', 'Revenue by quarter']) assert.ok(count(text, s) >= 2, `"${s}" in the TOC/lists and in the body`);

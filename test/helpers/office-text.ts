@@ -51,3 +51,9 @@ export async function officeToPdfText(bytes: Uint8Array, ext: 'docx' | 'odt'): P
     await rm(work, { recursive: true, force: true });
   }
 }
+
+/** Text with every run of whitespace (line ends and page breaks included) as one space. */
+export const oneLine = (text: string): string => text.replace(/\s+/g, ' ');
+
+/** How often `needle` occurs in `text`. */
+export const countOf = (text: string, needle: string | RegExp): number => (typeof needle === 'string' ? text.split(needle).length - 1 : (text.match(new RegExp(needle, 'g')) ?? []).length);
