@@ -4,19 +4,7 @@ import type { RouteContext, RouteDefinition } from '../context.js';
 import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-import { IMAGE_ROUTE_NOTE, sendCreated, STRICT_QUERY, strictOf } from './render.js';
-
-async function render(ctx: RouteContext): Promise<void> {
-  const strict = strictOf(ctx);
-  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-  sendCreated(ctx, await ctx.kernel.renders.createFromMarkdown(ctx.principal!.orgId, body, strict));
-}
-
-async function renderImages(ctx: RouteContext): Promise<void> {
-  const strict = strictOf(ctx);
-  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-  sendCreated(ctx, await ctx.kernel.renders.createImagesFromMarkdown(ctx.principal!.orgId, body, strict));
-}
+import { creatingRender, IMAGE_ROUTE_NOTE, STRICT_QUERY, strictOf } from './render.js';
 
 async function validate(ctx: RouteContext): Promise<void> {
   const strict = strictOf(ctx);
@@ -30,7 +18,7 @@ export function markdownRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/markdown`,
       auth: 'key',
-      handler: render,
+      handler: creatingRender('createFromMarkdown'),
       doc: {
         tag: 'Rendering',
         summary: 'Render Extended Markdown (temporary; output expires)',
@@ -47,7 +35,7 @@ export function markdownRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/markdown/images`,
       auth: 'key',
-      handler: renderImages,
+      handler: creatingRender('createImagesFromMarkdown'),
       doc: {
         tag: 'Rendering',
         summary: 'Render Extended Markdown to page images, PNG or JPEG (temporary; output expires)',

@@ -51,16 +51,13 @@ export function strictOf(ctx: RouteContext): boolean {
   throw new HttpError('VALIDATION_FAILED', `strict must be true or false, not "${v}".`, [{ path: 'query.strict', message: 'must be true or false', code: 'INVALID_FIELD' }]);
 }
 
-async function create(ctx: RouteContext): Promise<void> {
-  const strict = strictOf(ctx);
-  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-  sendCreated(ctx, await ctx.kernel.renders.create(ctx.principal!.orgId, body, strict));
-}
-
-async function createImages(ctx: RouteContext): Promise<void> {
-  const strict = strictOf(ctx);
-  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-  sendCreated(ctx, await ctx.kernel.renders.createImages(ctx.principal!.orgId, body, strict));
+/** A render-creating route: `?strict` and the JSON body go to the render service's `method`; 202 with the job. */
+export function creatingRender(method: 'create' | 'createImages' | 'createFromMarkdown' | 'createImagesFromMarkdown'): (ctx: RouteContext) => Promise<void> {
+  return async (ctx) => {
+    const strict = strictOf(ctx);
+    const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
+    sendCreated(ctx, await ctx.kernel.renders[method](ctx.principal!.orgId, body, strict));
+  };
 }
 
 /** What GET /render/{jobId}/download may answer with, by the render's output. */
@@ -73,7 +70,7 @@ export const IMAGE_ROUTE_NOTE =
   'Malformed page specs answer 400; a page past the end of the rendered document fails the job (PAGE_OUT_OF_RANGE). Costs 1 credit, charged on completion.';
 
 /** 202 with the render-creating response and the status URL in Location. */
-export function sendCreated(ctx: RouteContext, job: JobRecord): void {
+function sendCreated(ctx: RouteContext, job: JobRecord): void {
   ctx.log.info({ jobId: job.id, action: job.action, warnings: job.warnings?.length ?? 0 }, 'render job created');
   sendJson(ctx.res, 202, renderJobView(ctx.kernel, job), { Location: `${API_PREFIX}/render/${job.id}` });
 }
@@ -120,7 +117,7 @@ export function renderRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render`,
       auth: 'key',
-      handler: create,
+      handler: creatingRender('create'),
       doc: {
         tag: 'Rendering',
         summary: 'Render document JSON (temporary; output expires)',
@@ -137,7 +134,7 @@ export function renderRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/images`,
       auth: 'key',
-      handler: createImages,
+      handler: creatingRender('createImages'),
       doc: {
         tag: 'Rendering',
         summary: 'Render document JSON to page images, PNG or JPEG (temporary; output expires)',
