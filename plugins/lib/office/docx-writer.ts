@@ -18,7 +18,7 @@ import type { Furniture, OfficeDocument, OfficeSection } from './model.js';
 import { DocxContext, twipsFromCm } from './docx-context.js';
 import { blocks, spacer } from './docx-blocks.js';
 import { docxNumbering, docxStyles } from './docx-styles.js';
-import { escapeXml, xmlChars } from './xml-text.js';
+import { escapeXml, xmlSafe } from './xml.js';
 
 const ALIGN = { left: 'left', center: 'center', right: 'right' } as const;
 const VERTICAL = { top: VerticalAlignSection.TOP, center: VerticalAlignSection.CENTER, bottom: VerticalAlignSection.BOTTOM } as const;
@@ -55,7 +55,7 @@ export async function writeDocx(source: OfficeDocument): Promise<Uint8Array> {
  */
 function xmlSafeCopy(doc: OfficeDocument): OfficeDocument {
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return xmlChars(v);
+    if (typeof v === 'string') return xmlSafe(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v instanceof Uint8Array || v === null || typeof v !== 'object') return v;
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));

@@ -38,6 +38,13 @@ export function escapeAttr(value: string): string {
   return xmlSafe(value).replace(/[&<>"\t\n\r]/g, (c) => ATTR_ESC[c]!);
 }
 
+const ANY_QUOTE_ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/** For XML built by hand (DOCX parts, templates): element content, or an attribute value in either quote. */
+export function escapeXml(text: string): string {
+  return xmlSafe(text).replace(/[&<>"']/g, (c) => ANY_QUOTE_ESC[c]!);
+}
+
 function checkName(name: string): string {
   if (!NAME.test(name)) throw new Error(`invalid XML name ${JSON.stringify(name)}`);
   return name;
