@@ -47,7 +47,7 @@ export class JobService {
     if (webhook) this.#checkWebhook(webhook);
 
     const refs = inputFileRefs(action, params);
-    const files = await this.resolveInputFiles(orgId, action, params);
+    const files = await this.resolveInputFiles(orgId, action, params, refs);
     // A request may need an optional system component the machine lacks (LibreOffice for a PDF output).
     const absent = this.registry.missingFor(reg, params, refs.map((r) => ({ field: r.field, mimeType: files.get(r.fileId)!.mimeType })));
     if (absent.length) {
@@ -104,10 +104,10 @@ export class JobService {
   }
 
   /** The tool files a request names, looked up in the caller's organization (404) and checked against the action's accepted types (415). */
-  async resolveInputFiles(orgId: string, action: RegisteredAction['action'], params: Record<string, unknown>): Promise<Map<string, FileRecord>> {
+  async resolveInputFiles(orgId: string, action: RegisteredAction['action'], params: Record<string, unknown>, refs = inputFileRefs(action, params)): Promise<Map<string, FileRecord>> {
     const now = this.clock.now().toISOString();
     const files = new Map<string, FileRecord>();
-    for (const ref of inputFileRefs(action, params)) {
+    for (const ref of refs) {
       const path = fieldPath(params, ref);
       const rec = await this.store.getFile(orgId, ref.fileId);
       // Temporary images (POST /images/upload) are for documents, not tool inputs.
