@@ -8,6 +8,12 @@ export type RasterFormat = 'png' | 'jpeg';
 /** JPEG quality: text stays crisp at 90 while the file is a fraction of the PNG's for photos. */
 export const JPEG_QUALITY = 90;
 
+/**
+ * Pages up to this many pixels (an A4 page at 300 dpi is 8.7 M) are drawn while the previous one encodes: two
+ * canvases of 4 bytes a pixel exist at once. Larger pages are drawn and encoded in turn.
+ */
+const OVERLAP_PIXELS = 40_000_000;
+
 /** pdfjs's data files, read from the installed package: fonts, CMaps and decoders never come from the network. */
 const PDFJS_DIR = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const DATA = {
@@ -67,23 +73,84 @@ export class PdfRasteriser {
    */
   async render(page: number, dpi: number, format: RasterFormat, cpu?: { drawMs: number; encodeMs: number }): Promise<Uint8Array> {
     const started = cpu && process.cpuUsage();
+    const drawn = await this.draw(page, dpi);
+    const encodeStarted = cpu && process.cpuUsage();
+    const bytes = await this.encode(drawn, format);
+    if (cpu) {
+      cpu.drawMs += cpuMs(process.cpuUsage(started)) - cpuMs(process.cpuUsage(encodeStarted));
+      cpu.encodeMs += cpuMs(process.cpuUsage(encodeStarted));
+    }
+    return bytes;
+  }
+
+  /**
+   * Draws and encodes `pages` (1-based) in order. The canvas encodes on a libuv thread, so each page's encoding
+   * runs while the next page is drawn on this one: with two cores a multi-page job takes about the longer of
+   * the two phases a page, not their sum. Only pages up to OVERLAP_PIXELS overlap, which bounds the native
+   * memory to two canvases of that size; larger pages are drawn and encoded in turn. A page that fails throws
+   * a PageRasterError naming it.
+   */
+  async renderPages(pages: number[], dpi: number, format: RasterFormat): Promise<Uint8Array[]> {
+    const images: Uint8Array[] = [];
+    // The encoding in flight; a handler is attached at once so a failure never goes unhandled while a page is drawn.
+    let inFlight: Promise<void> = Promise.resolve();
+    try {
+      for (const [index, page] of pages.entries()) {
+        const drawn = await this.draw(page, dpi).catch((err: unknown) => {
+          throw new PageRasterError(page, err);
+        });
+        try {
+          await inFlight;
+        } catch (err) {
+          drawn.free();
+          throw err;
+        }
+        const encoding = this.encode(drawn, format).then(
+          (bytes) => void (images[index] = bytes),
+          (err: unknown) => {
+            throw new PageRasterError(page, err);
+          },
+        );
+        encoding.catch(() => {});
+        inFlight = encoding;
+        if (drawn.pixels > OVERLAP_PIXELS) await inFlight;
+      }
+      await inFlight;
+      return images;
+    } finally {
+      // After a failure, the other page's encoding still owns its canvas: let it finish before the document closes.
+      await inFlight.catch(() => {});
+    }
+  }
+
+  /** Draws 1-based `page` at `dpi` on a new white canvas; the caller encodes or frees it. */
+  private async draw(page: number, dpi: number): Promise<DrawnPage> {
     const proxy = await this.doc.getPage(page);
     const viewport = proxy.getViewport({ scale: dpi / 72 });
     // The document's own factory creates canvases pdfjs can draw on (@napi-rs/canvas under Node).
     const factory = this.doc.canvasFactory as CanvasFactory;
-    const target = factory.create(Math.round(viewport.width), Math.round(viewport.height));
+    const width = Math.round(viewport.width);
+    const height = Math.round(viewport.height);
+    const target = factory.create(width, height);
+    const free = () => factory.destroy(target);
     try {
       await proxy.render({ canvas: target.canvas as unknown as HTMLCanvasElement, viewport, background: 'white' }).promise;
-      const drawn = cpu && process.cpuUsage();
-      const bytes = format === 'png' ? await target.canvas.encode('png') : await target.canvas.encode('jpeg', JPEG_QUALITY);
-      if (cpu) {
-        cpu.drawMs += cpuMs(process.cpuUsage(started)) - cpuMs(process.cpuUsage(drawn));
-        cpu.encodeMs += cpuMs(process.cpuUsage(drawn));
-      }
+      return { canvas: target.canvas, pixels: width * height, free };
+    } catch (err) {
+      free();
+      throw err;
+    } finally {
+      proxy.cleanup();
+    }
+  }
+
+  /** Encodes a drawn page (skia, on a libuv thread) and frees its canvas. */
+  private async encode(drawn: DrawnPage, format: RasterFormat): Promise<Uint8Array> {
+    try {
+      const bytes = format === 'png' ? await drawn.canvas.encode('png') : await drawn.canvas.encode('jpeg', JPEG_QUALITY);
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } finally {
-      factory.destroy(target);
-      proxy.cleanup();
+      drawn.free();
     }
   }
 
@@ -94,6 +161,24 @@ export class PdfRasteriser {
 
 function cpuMs(usage: NodeJS.CpuUsage): number {
   return (usage.user + usage.system) / 1000;
+}
+
+/** A page drawn on its canvas, waiting to be encoded; `free` gives the canvas back to the factory. */
+interface DrawnPage {
+  canvas: import('@napi-rs/canvas').Canvas;
+  pixels: number;
+  free: () => void;
+}
+
+/** Rasterising 1-based `page` failed; `cause` says why. */
+export class PageRasterError extends Error {
+  override name = 'PageRasterError';
+  constructor(
+    readonly page: number,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
 }
 
 /** What pdfjs's canvas factory hands out under Node: an @napi-rs/canvas Canvas and its context. */

@@ -4,7 +4,7 @@ import type { DocumentJson } from '../../contracts/document-json.js';
 import { resolveSpecs } from '../lib/page-selection.js';
 import { storedZip } from '../lib/zip-store.js';
 import { compileDocument, warmUpCompiler } from '../render-pdf/compile.js';
-import { PdfRasteriser, type RasterFormat } from './rasterise.js';
+import { PageRasterError, PdfRasteriser, type RasterFormat } from './rasterise.js';
 import type { ImageParams, ImageResultBody } from './contract.js';
 
 /** Bounds on what one job draws: a page's canvas is 4 bytes a pixel, and the encoded pages are held until zipped. */
@@ -24,18 +24,14 @@ export async function renderImages(input: WorkerInput<ImageParams>): Promise<Wor
     // Overlapping specs select a page once; the images come in page order.
     const selected = [...new Set(resolveSpecs('image.pages', specs, pageCount).flat())].sort((a, b) => a - b).map((i) => i + 1);
     await checkPixels(raster, selected, dpi);
-    const images: Array<{ page: number; bytes: Uint8Array }> = [];
-    for (const page of selected) {
-      try {
-        images.push({ page, bytes: await raster.render(page, dpi, format) });
-      } catch (err) {
-        throw new PluginError('RASTERISE_FAILED', `Page ${page} of ${pageCount} could not be rasterised: ${(err as Error).message}.`);
-      }
-    }
+    const images = await raster.renderPages(selected, dpi, format).catch((err: unknown) => {
+      if (!(err instanceof PageRasterError)) throw err;
+      throw new PluginError('RASTERISE_FAILED', `Page ${err.page} of ${pageCount} could not be rasterised: ${err.message}.`);
+    });
     const base = (input.params.document as unknown as DocumentJson).document.filename ?? 'document';
     const body: ImageResultBody = { pageCount, selectedPages: selected, warnings: result.warnings };
-    if (images.length === 1) return { file: { bytes: images[0]!.bytes, mimeType: MIME[format], filename: `${base}.${EXTENSION[format]}` }, result: body };
-    const zip = storedZip(images.map((i) => ({ name: `page-${i.page}.${EXTENSION[format]}`, bytes: i.bytes })));
+    if (images.length === 1) return { file: { bytes: images[0]!, mimeType: MIME[format], filename: `${base}.${EXTENSION[format]}` }, result: body };
+    const zip = storedZip(images.map((bytes, i) => ({ name: `page-${selected[i]}.${EXTENSION[format]}`, bytes })));
     return { file: { bytes: zip, mimeType: 'application/zip', filename: `${base}.zip` }, result: body };
   } finally {
     await raster.close();
