@@ -51,6 +51,7 @@ export class LowdbStore implements Store {
         throw new Error(`Line ${entry.line} of the journal ${this.#journal.filename} cannot be replayed (${(err as Error).message}); restore the data dir from a backup.`);
       }
     }
+    for (const job of Object.values(this.#data.jobs)) deepFreeze(job.params);
   }
 
   async close(): Promise<void> {
@@ -174,28 +175,28 @@ export class LowdbStore implements Store {
   }
 
   async createJob(job: JobRecord): Promise<void> {
-    await this.#commit(ops.put('jobs', structuredClone(job)));
+    await this.#commit(ops.put('jobs', storedJob(job)));
   }
 
   async stageJob(job: JobRecord): Promise<{ durable: Promise<void> }> {
     // #commit applies the change to memory before it returns; only the disk write is left pending.
-    return { durable: this.#commit(ops.put('jobs', structuredClone(job))) };
+    return { durable: this.#commit(ops.put('jobs', storedJob(job))) };
   }
 
   async getJob(orgId: string, id: string): Promise<JobRecord | undefined> {
     const job = this.#data.jobs[id];
-    return job && job.orgId === orgId ? structuredClone(job) : undefined;
+    return job && job.orgId === orgId ? jobCopy(job) : undefined;
   }
 
   async getJobById(id: string): Promise<JobRecord | undefined> {
     const job = this.#data.jobs[id];
-    return job && structuredClone(job);
+    return job && jobCopy(job);
   }
 
   async updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord> {
     const job = this.#requireJob(id);
-    const durable = this.#commit(ops.patch('jobs', id, structuredClone(patch)));
-    const copy = structuredClone(job);
+    const durable = this.#commit(ops.patch('jobs', id, jobPatch(patch)));
+    const copy = jobCopy(job);
     await durable;
     return copy;
   }
@@ -206,8 +207,8 @@ export class LowdbStore implements Store {
       throw new Error(`Job ${id} is already ${job.status}; a finished job never moves again.`);
     }
     // One journal line: the output file, the state change and the charge are durable together or not at all.
-    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('jobs', id, structuredClone(patch)), ...(charge ? this.#ledgerOps(charge) : []));
-    const copy = structuredClone(job);
+    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('jobs', id, jobPatch(patch)), ...(charge ? this.#ledgerOps(charge) : []));
+    const copy = jobCopy(job);
     await durable;
     return copy;
   }
@@ -216,7 +217,7 @@ export class LowdbStore implements Store {
     return Object.values(this.#data.jobs)
       .filter((j) => statuses.includes(j.status))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-      .map((j) => structuredClone(j));
+      .map(jobCopy);
   }
 
   async outstandingEstimate(orgId: string): Promise<number> {
@@ -306,4 +307,33 @@ export class LowdbStore implements Store {
     if (!job) throw new Error(`Job ${id} does not exist.`);
     return job;
   }
+}
+
+// A job's `params` (for a render, the whole document) never change once the job is stored, and every status
+// poll reads the job: the store freezes its own copy of `params` once and shares it with readers, copying only
+// the small part of the record that changes. A patch never carries `params`.
+
+/** The store's copy of a new job: everything copied, `params` frozen. */
+function storedJob(job: JobRecord): JobRecord {
+  const { params, ...rest } = job;
+  return { ...structuredClone(rest), params: deepFreeze(structuredClone(params)) };
+}
+
+/** A reader's copy of a stored job: its own copy of everything but the shared, frozen `params`. */
+function jobCopy(job: JobRecord): JobRecord {
+  const { params, ...rest } = job;
+  return { ...structuredClone(rest), params };
+}
+
+function jobPatch(patch: Partial<JobRecord>): Partial<JobRecord> {
+  if ('params' in patch) throw new Error('A job\'s params never change once it is stored.');
+  return structuredClone(patch);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
