@@ -27,8 +27,6 @@ import type { FileRecord } from './model.js';
 @injectable()
 export class ImportService {
   readonly #validators = new Map<string, ValidateFunction>();
-  /** Credits held by imports in progress, per organization (jobs hold theirs in the store). */
-  readonly #reserved = new Map<string, number>();
   /** Imports in progress, per plugin; past the pool's maxBacklog the request answers 503. */
   readonly #running = new Map<string, number>();
 
@@ -56,7 +54,7 @@ export class ImportService {
       throw new HttpError('SERVICE_BUSY', `${action.route!.path} is already running ${running} imports, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
     }
     const cost = action.credits.perRequest;
-    await this.#reserve(orgId, action.name, cost);
+    const release = await this.jobs.hold(orgId, action.name, cost);
     this.#running.set(pluginId, running + 1);
     try {
       const files: WorkerFile[] = [];
@@ -93,19 +91,8 @@ export class ImportService {
       return result;
     } finally {
       this.#running.set(pluginId, (this.#running.get(pluginId) ?? 1) - 1);
-      this.#reserved.set(orgId, (this.#reserved.get(orgId) ?? cost) - cost);
+      release();
     }
-  }
-
-  async #reserve(orgId: string, actionName: string, cost: number): Promise<void> {
-    const org = await this.store.getOrganization(orgId);
-    if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
-    const held = this.#reserved.get(orgId) ?? 0;
-    const available = org.balance - (await this.store.outstandingEstimate(orgId)) - held;
-    if (available < cost) {
-      throw new HttpError('INSUFFICIENT_CREDITS', `${actionName} costs ${cost} credit${cost === 1 ? '' : 's'}; the organization has ${Math.max(0, available)} available (balance ${org.balance}, the rest reserved by unfinished work).`);
-    }
-    this.#reserved.set(orgId, held + cost);
   }
 
   /** Stores the images an importer returned as temporary images and puts their paths into the result. */

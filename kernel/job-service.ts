@@ -30,6 +30,8 @@ export function jobRequestSchema(inputSchema: TSchema): TSchema {
 export class JobService {
   readonly #validators = new Map<string, ValidateFunction>();
   readonly #orgLocks = new KeyedMutex();
+  /** Credits held outside the store, per organization: synchronous imports in progress (jobs hold theirs as records). */
+  readonly #held = new Map<string, number>();
 
   constructor(
     @inject(TOKENS.Clock) private readonly clock: Clock,
@@ -124,6 +126,40 @@ export class JobService {
     return files;
   }
 
+  /** Credits promised and not yet charged: unfinished jobs' estimates and what imports in progress hold. */
+  async reserved(orgId: string): Promise<number> {
+    return (await this.store.outstandingEstimate(orgId)) + (this.#held.get(orgId) ?? 0);
+  }
+
+  /**
+   * Holds `cost` credits for work that runs outside a job (a synchronous import), checked against the balance
+   * under the same per-organization lock as job admission (402 when they are not available). The returned
+   * function gives them back; charge before calling it, so the credits are never counted twice or not at all.
+   */
+  async hold(orgId: string, actionName: string, cost: number): Promise<() => void> {
+    await this.#orgLocks.run(orgId, async () => {
+      const org = await this.store.getOrganization(orgId);
+      if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
+      await this.#checkAvailable(orgId, org.balance, actionName, cost);
+      this.#held.set(orgId, (this.#held.get(orgId) ?? 0) + cost);
+    });
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#held.get(orgId) ?? cost) - cost;
+      if (left > 0) this.#held.set(orgId, left);
+      else this.#held.delete(orgId);
+    };
+  }
+
+  async #checkAvailable(orgId: string, balance: number, actionName: string, cost: number): Promise<void> {
+    const available = balance - (await this.reserved(orgId));
+    if (available < cost) {
+      throw new HttpError('INSUFFICIENT_CREDITS', `${actionName} costs ${cost} credit${cost === 1 ? '' : 's'}; the organization has ${Math.max(0, available)} available (balance ${balance}, the rest reserved by unfinished work).`);
+    }
+  }
+
   /**
    * The common part of every job creation: backpressure (503), credits against the balance minus what
    * unfinished jobs already promised (402, under a per-organization lock), then persist and queue.
@@ -142,10 +178,7 @@ export class JobService {
     const { job, durable } = await this.#orgLocks.run(orgId, async () => {
       const org = await this.store.getOrganization(orgId);
       if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
-      const available = org.balance - (await this.store.outstandingEstimate(orgId));
-      if (available < cost) {
-        throw new HttpError('INSUFFICIENT_CREDITS', `${action.name} costs ${cost} credit${cost === 1 ? '' : 's'}; the organization has ${Math.max(0, available)} available (balance ${org.balance}, the rest reserved by unfinished jobs).`);
-      }
+      await this.#checkAvailable(orgId, org.balance, action.name, cost);
       const job: JobRecord = {
         id: randomUUID(),
         kind: spec.kind,

@@ -23,7 +23,7 @@ async function credits(ctx: RouteContext): Promise<void> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) {
     throw new HttpError('VALIDATION_FAILED', 'limit must be an integer from 1 to 500.', [{ path: 'query.limit', message: 'must be an integer from 1 to 500', code: 'INVALID_FIELD' }]);
   }
-  const reserved = await store.outstandingEstimate(orgId);
+  const reserved = await ctx.kernel.jobs.reserved(orgId);
   const entries = (await store.listLedger(orgId, limit)).map(({ orgId: _o, ...e }) => e);
   sendJson(ctx.res, 200, { orgId, balance: org.balance, reserved, available: org.balance - reserved, entries });
 }

@@ -72,18 +72,47 @@ test('answers 402 INSUFFICIENT_CREDITS when the balance does not cover the estim
   assert.is(r.body.reserved, 0);
 });
 
-test('answers 402 to a synchronous DOCX import the balance cannot cover, and charges nothing', async () => {
+/** A minimal Word file for import.docx. */
+async function helloDocx(): Promise<Buffer> {
   const zip = new JSZip();
   zip.file('[Content_Types].xml', '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
   zip.file('_rels/.rels', '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
   zip.file('word/document.xml', '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Hello</w:t></w:r></w:p></w:body></w:document>');
-  const id = await api.uploadId(await zip.generateAsync({ type: 'nodebuffer' }), 'hello.docx');
+  return zip.generateAsync({ type: 'nodebuffer' });
+}
+
+test('answers 402 to a synchronous DOCX import the balance cannot cover, and charges nothing', async () => {
+  const id = await api.uploadId(await helloDocx(), 'hello.docx');
   const r = await api.post('/api/v1/dev/import/docx/file', { fileId: id });
   assert.is(r.status, 402);
   assert.is(r.body.code, 'INSUFFICIENT_CREDITS');
   assert.match(r.body.detail, 'import.docx costs 1 credit');
   const credits = await api.get('/api/v1/dev/credits');
   assert.is(credits.body.balance, 0);
+});
+
+test('imports in progress hold their credits against jobs created meanwhile: the balance is never over-committed', async () => {
+  const other = await startServer({ env: { QUIRE_BOOTSTRAP_CREDITS: '2' } });
+  try {
+    const client = new ApiClient(other.baseUrl, OWNER_KEY);
+    const docx = await client.uploadId(await helloDocx(), 'hello.docx');
+    const pdf = await client.uploadId(await makePdf(1), 'c.pdf');
+    // Sent together, imports and jobs interleave; whichever order they arrive in, at most 2 may be accepted.
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? client.post('/api/v1/dev/import/docx/file', { fileId: docx }) : client.post('/api/v1/dev/tools/pdf/rotate', { fileId: pdf, angle: 90 }))),
+    );
+    const accepted = answers.filter((r) => r.status === 200 || r.status === 202);
+    for (const r of answers) if (!accepted.includes(r)) assert.is(r.body.code, 'INSUFFICIENT_CREDITS');
+    assert.ok(accepted.length >= 1 && accepted.length <= 2, `accepted ${accepted.length}`);
+    for (const r of accepted) if (r.status === 202) assert.is((await client.waitForJob(r.body.id)).status, 'COMPLETED');
+    const credits = await client.get('/api/v1/dev/credits');
+    assert.is(credits.body.balance, 2 - accepted.length);
+    assert.is(credits.body.reserved, 0);
+    assert.is(credits.body.available, 2 - accepted.length);
+  } finally {
+    await other.stop();
+    cleanup(other.dataDir);
+  }
 });
 
 test.run();
