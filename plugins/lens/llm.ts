@@ -118,7 +118,7 @@ export async function classifyByLlm(job: LlmJob, categories: string[]): Promise<
   const schema = {
     type: 'object',
     properties: {
-      category: { type: 'string', enum: categories, description: 'The category that fits the document best; exactly one of the listed strings.' },
+      category: { type: 'string', enum: [...new Set(categories)], description: 'The category that fits the document best; exactly one of the listed strings.' },
       confidence: { type: 'number', description: 'How sure the choice is, from 0 (a guess) to 1 (certain).' },
       reasoning: { type: 'string', description: 'The words or features of the document that decided it, in one or two sentences.' },
     },
@@ -241,14 +241,17 @@ export async function placeholdersByLlm(job: LlmJob, schemaText: string, types: 
     const raw = answer[name] as string | null;
     let value: string | null = null;
     if (raw !== null && raw.trim()) {
+      // The type is only guessed from the placeholder's name, so a value that does not convert is not found
+      // (as with the built-in engine), not a broken answer.
       const type = types[name]!;
       if (type === 'number') {
         const n = parseAmount(raw);
-        if (n === null) throw new LlmFailure(`the value of ${name} is not a number: ${JSON.stringify(raw.slice(0, 60))}`);
-        value = evidence.hasNumber(n) ? String(n) : null;
+        value = n !== null && evidence.hasNumber(n) ? String(n) : null;
+      } else if (type === 'date') {
+        const iso = toIsoDate(raw);
+        value = iso !== null && evidence.hasDate(iso) ? iso : null;
       } else {
-        const v = supported(evidence, name, type, raw, name);
-        value = v === null ? null : String(v);
+        value = evidence.hasString(raw) ? raw.trim() : null;
       }
       if (value === null) out.unsupported.push(name);
     }
