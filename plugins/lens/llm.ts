@@ -51,7 +51,8 @@ async function ask(job: LlmJob, name: string, instructions: string, schema: Reco
     temperature: 0,
     messages: [
       { role: 'system', content: SYSTEM_PROMPT },
-      { role: 'user', content: `${instructions}\n\nThe document (${job.scope}):\n<document>\n${job.text}\n</document>` },
+      // A document cannot close the tag that marks it as data (the checks below use the text as it is).
+      { role: 'user', content: `${instructions}\n\nThe document (${job.scope}):\n<document>\n${job.text.replace(/<\/document>/gi, '</ document>')}\n</document>` },
     ],
     response_format: { type: 'json_schema', json_schema: { name, strict: true, schema } },
   };
