@@ -48,6 +48,11 @@ export const ConfigFileSchema = Type.Object(
     shutdownGraceSeconds: Type.Optional(Type.Number({ minimum: 0 })),
     jobMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
     webhookTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+    llmBaseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    llmModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    llmApiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+    llmTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 300_000 })),
+    llmAllowPrivateNetwork: Type.Optional(Type.Boolean()),
     logLevel: Type.Optional(Type.Union([Type.Literal('trace'), Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')])),
     externalPlugins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     plugins: Type.Optional(Type.Record(Type.String(), PluginSettings)),
@@ -83,11 +88,24 @@ export interface QuireConfig {
   shutdownGraceSeconds: number;
   jobMaxAttempts: number;
   webhookTimeoutMs: number;
+  /** The OpenAI-compatible endpoint of plugins that declare `llm` (Lens); absent when QUIRE_LLM_BASE_URL is not set. */
+  llm?: LlmEndpointConfig;
   logLevel: NonNullable<ConfigFile['logLevel']>;
   /** Where relative externalPlugins paths are resolved from (the config file's folder, or cwd). */
   configDir: string;
   externalPlugins: string[];
   plugins: Record<string, PluginOperatorSettings>;
+}
+
+/** An OpenAI-compatible chat-completions endpoint chosen by the operator. `apiKey` is a secret: never logged, never returned. */
+export interface LlmEndpointConfig {
+  /** Base URL without a trailing slash; requests go to `${baseUrl}/chat/completions`. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs: number;
+  /** The endpoint may be a loopback or private address (a local model server); metadata hosts stay refused. */
+  allowPrivateNetwork: boolean;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +134,11 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_SHUTDOWN_GRACE_SECONDS', 'shutdownGraceSeconds', 'number'],
   ['QUIRE_JOB_MAX_ATTEMPTS', 'jobMaxAttempts', 'int'],
   ['QUIRE_WEBHOOK_TIMEOUT_MS', 'webhookTimeoutMs', 'int'],
+  ['QUIRE_LLM_BASE_URL', 'llmBaseUrl', 'string'],
+  ['QUIRE_LLM_MODEL', 'llmModel', 'string'],
+  ['QUIRE_LLM_API_KEY', 'llmApiKey', 'string'],
+  ['QUIRE_LLM_TIMEOUT_MS', 'llmTimeoutMs', 'int'],
+  ['QUIRE_LLM_ALLOW_PRIVATE_NETWORK', 'llmAllowPrivateNetwork', 'bool'],
   ['QUIRE_LOG_LEVEL', 'logLevel', 'string'],
 ];
 
@@ -201,9 +224,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownGraceSeconds: merged.shutdownGraceSeconds ?? 30,
     jobMaxAttempts: merged.jobMaxAttempts ?? 3,
     webhookTimeoutMs: merged.webhookTimeoutMs ?? 10_000,
+    llm: llmEndpoint(merged),
     logLevel: merged.logLevel ?? 'info',
     configDir,
     externalPlugins: merged.externalPlugins ?? [],
     plugins: merged.plugins ?? {},
+  };
+}
+
+/** The LLM endpoint settings, checked together: a URL needs a model; the other keys make no sense without a URL. */
+function llmEndpoint(c: ConfigFile): LlmEndpointConfig | undefined {
+  const name = (key: keyof ConfigFile) => ENV_NAME_OF[key] ?? key;
+  if (c.llmBaseUrl === undefined) {
+    const stray = (['llmModel', 'llmApiKey', 'llmTimeoutMs', 'llmAllowPrivateNetwork'] as const).filter((k) => c[k] !== undefined);
+    if (stray.length) throw new ConfigError(`Invalid settings: ${stray.map(name).join(', ')} ${stray.length > 1 ? 'are' : 'is'} set but ${name('llmBaseUrl')} is not; set the endpoint's base URL (e.g. https://api.openai.com/v1) or remove ${stray.length > 1 ? 'them' : 'it'}.`);
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(c.llmBaseUrl);
+  } catch {
+    throw new ConfigError(`Invalid settings: ${name('llmBaseUrl')} is not an absolute URL; use e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`Invalid settings: ${name('llmBaseUrl')} must use http or https, not ${url.protocol.replace(/:$/, '')}.`);
+  // Said without echoing the URL: its user part would be the secret.
+  if (url.username || url.password) throw new ConfigError(`Invalid settings: ${name('llmBaseUrl')} contains a user name or password; put the key in ${name('llmApiKey')} instead.`);
+  if (url.search || url.hash) throw new ConfigError(`Invalid settings: ${name('llmBaseUrl')} must not have a query or fragment; requests go to <base URL>/chat/completions.`);
+  if (c.llmModel === undefined) throw new ConfigError(`Invalid settings: ${name('llmBaseUrl')} is set but ${name('llmModel')} is not; name the model the endpoint should use.`);
+  return {
+    baseUrl: url.href.replace(/\/+$/, ''),
+    model: c.llmModel,
+    apiKey: c.llmApiKey,
+    timeoutMs: c.llmTimeoutMs ?? 60_000,
+    allowPrivateNetwork: c.llmAllowPrivateNetwork ?? false,
   };
 }

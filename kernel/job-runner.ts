@@ -13,7 +13,7 @@ import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
 import type { EventBus } from './events.js';
 import type { Logger } from './logger.js';
 import type { FileRecord, JobRecord } from './model.js';
-import type { WorkerFile } from './plugin-api.js';
+import type { WorkerFile, WorkerLogEntry } from './plugin-api.js';
 import type { FileInspector } from './file-inspector.js';
 import type { ValidateFunction } from 'ajv';
 import { checkImage } from './image-check.js';
@@ -52,6 +52,24 @@ function walkPath(value: unknown, segments: string[], at: string[]): Array<{ pat
   const obj = value as Record<string, unknown>;
   if (head !== '*') return Object.hasOwn(obj, head) ? walkPath(obj[head], rest, [...at, head]) : [];
   return Object.keys(obj).flatMap((k) => walkPath(obj[k], rest, [...at, k]));
+}
+
+/** Most lines one job's worker may add to the log, and the longest message or field text kept. */
+const WORKER_LOG_LINES = 20;
+const WORKER_LOG_TEXT = 1000;
+
+/** Writes the lines a worker returned (`WorkerOutput.log`) under the job's logger; malformed lines are skipped. */
+function writeWorkerLog(log: Logger, entries: WorkerLogEntry[] | undefined): void {
+  if (!Array.isArray(entries)) return;
+  for (const e of entries.slice(0, WORKER_LOG_LINES)) {
+    if (!e || (e.level !== 'info' && e.level !== 'warn') || typeof e.msg !== 'string') continue;
+    const fields: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(e.fields ?? {})) {
+      if (typeof v === 'string') fields[k] = v.slice(0, WORKER_LOG_TEXT);
+      else if (typeof v === 'number' || typeof v === 'boolean' || v === null) fields[k] = v;
+    }
+    log[e.level]({ worker: fields }, e.msg.slice(0, WORKER_LOG_TEXT));
+  }
 }
 
 @injectable()
@@ -152,8 +170,11 @@ export class JobRunner {
     const log = this.log.child({ jobId: id, action: job.action });
     try {
       const files = await this.#loadInputs(job, reg);
-      const outbound = reg.plugin.definition.manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
-      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound });
+      const manifest = reg.plugin.definition.manifest;
+      const outbound = manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
+      const llm = manifest.llm && this.config.llm ? { llm: { ...this.config.llm } } : {};
+      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm });
+      writeWorkerLog(log, output.log);
       const result = output.result ?? {};
       this.#checkResult(reg, result);
       const file = output.file ? await this.#storeOutput(job, output.file, typeof result.pageCount === 'number' ? result.pageCount : undefined) : undefined;

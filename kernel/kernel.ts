@@ -33,6 +33,15 @@ import { signDownloadToken } from './signed-download-token.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
 import type { JobRecord } from './model.js';
 
+/** Says at boot which LLM endpoint plugins may use (origin and model, never the key), and warns when the policy will refuse it. */
+function logLlmEndpoint(config: QuireConfig, log: Logger): void {
+  const llm = config.llm!;
+  const check = new UrlPolicy({ allowPrivateNetwork: llm.allowPrivateNetwork || config.allowPrivateNetwork }).checkSyntax(llm.baseUrl, 'QUIRE_LLM_BASE_URL');
+  const fields = { endpoint: new URL(llm.baseUrl).origin, model: llm.model, apiKey: llm.apiKey ? 'set' : 'not set', timeoutMs: llm.timeoutMs };
+  if (check.allowed) log.info(fields, 'LLM endpoint configured for Lens classify, extract and generate-filename');
+  else log.warn({ ...fields, reason: check.reason }, 'LLM endpoint configured, but the outbound URL policy refuses it: Lens will answer with its built-in engine (set QUIRE_LLM_ALLOW_PRIVATE_NETWORK=true for a local server)');
+}
+
 export interface KernelOptions {
   clock?: Clock;
   logger?: Logger;
@@ -119,6 +128,7 @@ export class Kernel {
     const waiter = new JobWaiter(events);
 
     await bootstrap(store, clock, config, log);
+    if (config.llm) logLlmEndpoint(config, log);
     const sweeper = new Sweeper(store, blobs, clock, log, config.fileTtlSeconds);
     const kernel = new Kernel(c, config, clock, log, store, blobs, registry, runner, jobs, renders, imports, inspector, markdown, waiter, policy, secret, sweeper, notifier, releaseLock);
     kernelRef.k = kernel;

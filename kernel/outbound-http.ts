@@ -52,6 +52,52 @@ export async function postJson(policy: UrlPolicy, url: string, body: unknown, op
   return { status };
 }
 
+export interface PostForJsonOptions extends PostJsonOptions {
+  /** A response body larger than this fails the request (the transfer stops there). */
+  maxBytes: number;
+}
+
+/** The deadline passed before the exchange finished; the socket was destroyed. */
+export class RequestTimeoutError extends Error {
+  override name = 'RequestTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`request timed out after ${timeoutMs} ms`);
+  }
+}
+
+/** The endpoint answered with a status outside 2xx; its body is not kept (it may echo what was sent). */
+export class HttpStatusError extends Error {
+  override name = 'HttpStatusError';
+  constructor(readonly status: number) {
+    super(`answered HTTP ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`);
+  }
+}
+
+/**
+ * POSTs `body` as JSON to an API and resolves with the parsed JSON of its 2xx answer. Throws UrlRefusedError
+ * when the policy refuses the URL, HttpStatusError on another status (redirects are never followed), and an
+ * Error on a network failure, the deadline, a body over maxBytes or a body that is not JSON.
+ */
+export async function postForJson(policy: UrlPolicy, url: string, body: unknown, opts: PostForJsonOptions): Promise<unknown> {
+  const payload = Buffer.from(JSON.stringify(body) ?? 'null', 'utf8');
+  const res = await exchange(policy, url, {
+    method: 'POST',
+    headers: { ...opts.headers, Accept: 'application/json', 'Content-Type': 'application/json', 'Content-Length': String(payload.length), 'Accept-Encoding': 'identity' },
+    payload,
+    timeoutMs: opts.timeoutMs,
+    subject: opts.subject,
+    keepBytes: opts.maxBytes,
+    readLimit: opts.maxBytes + 1,
+  });
+  if (res.status < 200 || res.status > 299) throw new HttpStatusError(res.status);
+  if (res.truncated) throw new Error(`answered with a body larger than ${opts.maxBytes} bytes`);
+  try {
+    return JSON.parse(res.body.toString('utf8')) as unknown;
+  } catch {
+    throw new Error('answered with a body that is not JSON');
+  }
+}
+
 export interface GetBytesOptions {
   timeoutMs: number;
   /** A body larger than this fails the fetch (the transfer stops there). */
@@ -131,7 +177,7 @@ interface ExchangeResult {
 
 async function exchange(policy: UrlPolicy, url: string, opts: ExchangeOptions): Promise<ExchangeResult> {
   const controller = new AbortController();
-  const timeoutError = new Error(`request timed out after ${opts.timeoutMs} ms`);
+  const timeoutError = new RequestTimeoutError(opts.timeoutMs);
   const timer = setTimeout(() => controller.abort(timeoutError), opts.timeoutMs);
   const onCallerAbort = (): void => controller.abort(new Error('request cancelled'));
   if (opts.signal?.aborted) onCallerAbort();

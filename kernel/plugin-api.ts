@@ -134,6 +134,12 @@ export interface PluginManifest {
    * settings in `WorkerInput.outbound`. Plugins without it get no `outbound` and must not use the network.
    */
   outbound?: boolean;
+  /**
+   * The worker may send document text to the operator's OpenAI-compatible endpoint (QUIRE_LLM_*); the kernel
+   * hands it the endpoint in `WorkerInput.llm` when one is configured. Needs `outbound`: the request goes
+   * through the URL policy like any other.
+   */
+  llm?: boolean;
   pool: PoolLimits;
   /** Error codes the worker may fail a job with, and what each means. */
   errors: Record<string, string>;
@@ -205,6 +211,29 @@ export interface WorkerInput<P = Record<string, unknown>> {
   call?: (method: string, arg?: unknown) => Promise<unknown>;
   /** Present only for plugins whose manifest declares `outbound`: the settings of the outbound URL policy. */
   outbound?: OutboundSettings;
+  /** Present only for plugins whose manifest declares `llm`, and only when the operator configured an endpoint. */
+  llm?: LlmEndpoint;
+}
+
+/**
+ * The operator's OpenAI-compatible endpoint. `apiKey` is a secret: send it only as the request's
+ * `Authorization: Bearer` header; never put it in a result, an error message or a log entry.
+ */
+export interface LlmEndpoint {
+  /** Without a trailing slash; the chat API is `${baseUrl}/chat/completions`. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs: number;
+  /** QUIRE_LLM_ALLOW_PRIVATE_NETWORK: this endpoint may be loopback or private even when other requests may not. */
+  allowPrivateNetwork: boolean;
+}
+
+/** A line a worker asks the kernel to write to its log; the kernel adds the job id and action. */
+export interface WorkerLogEntry {
+  level: 'info' | 'warn';
+  msg: string;
+  fields?: Record<string, string | number | boolean | null>;
 }
 
 /** What a worker needs to build the same URL policy as the kernel (`new UrlPolicy(outbound)`). */
@@ -222,6 +251,8 @@ export interface WorkerOutput {
    * replaced by the stored image's `/temp-image/<id>` path.
    */
   images?: Array<{ ref: string; bytes: Uint8Array }>;
+  /** Lines for the server log (which engine answered, why a fallback was taken); at most 20 are written. */
+  log?: WorkerLogEntry[];
 }
 
 /**

@@ -84,6 +84,7 @@ const ManifestSchema = Type.Object({
     idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000 })),
   }),
   outbound: Type.Optional(Type.Boolean()),
+  llm: Type.Optional(Type.Boolean()),
   errors: Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.String()),
 });
 const validateManifest = compileSchema(ManifestSchema);
@@ -163,6 +164,9 @@ export class PluginRegistry {
     }
     if (!semver.validRange(m.kernel) || !semver.satisfies(KERNEL_VERSION, m.kernel)) {
       throw new PluginLoadError(`${name} needs kernel ${m.kernel}, but this is kernel ${KERNEL_VERSION}; install a version of the plugin built for kernel ${KERNEL_VERSION}.`);
+    }
+    if (m.llm && !m.outbound) {
+      throw new PluginLoadError(`${name} declares llm without outbound; its requests to the model endpoint go through the outbound URL policy, so declare outbound: true as well.`);
     }
     const contractActions = Object.keys(def.contract ?? {});
     const manifestActions = m.actions.map((a) => a.name);

@@ -20,6 +20,13 @@ const OcrResult = Type.Object(
   { additionalProperties: false },
 );
 
+/** Which engine answered, added to the classify, extract and generate-filename results (extra to the spec's fields). */
+const EngineFields = {
+  engine: Type.Union([Type.Literal('builtin'), Type.Literal('llm')], { description: '`llm`: the operator\'s OpenAI-compatible endpoint answered (its answer checked against the document); `builtin`: the built-in engine did.' }),
+  model: Type.Optional(Type.String({ description: 'The model that answered, when `engine` is `llm`.' })),
+  fallbackReason: Type.Optional(Type.String({ description: 'Present when an endpoint is configured but the built-in engine answered: why (refused URL, timeout, HTTP error, invalid or unchecked answer, empty document).' })),
+};
+
 const ClassifyInput = Type.Object(
   {
     fileId: FileId,
@@ -32,6 +39,7 @@ const ClassifyResult = Type.Object(
     category: Type.String(),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     reasoning: Type.String({ description: 'The words or features that decided it, or why the answer is weak.' }),
+    ...EngineFields,
   },
   { additionalProperties: false },
 );
@@ -55,6 +63,7 @@ const ExtractResult = Type.Object(
   {
     data: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.String()), Type.Null()])),
     fieldsMissing: Type.Array(Type.String(), { description: 'Every field not found (its value in `data` is null).' }),
+    ...EngineFields,
   },
   { additionalProperties: false },
 );
@@ -70,6 +79,7 @@ const FilenameResult = Type.Object(
   {
     generatedFilename: Type.String({ description: 'The filled schema as a safe filename (no path separators or control characters).' }),
     placeholders: Type.Record(Type.String(), Type.String(), { description: 'Each placeholder → its value (`unknown` when not found).' }),
+    ...EngineFields,
   },
   { additionalProperties: false },
 );

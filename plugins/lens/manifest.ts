@@ -1,4 +1,5 @@
-// lens: document understanding offline — OCR to Markdown / document JSON, classification, extraction, filenames.
+// lens: document understanding — OCR to Markdown / document JSON, classification, extraction, filenames; offline
+// unless the operator configures an OpenAI-compatible endpoint for classify, extract and filenames.
 import { definePlugin } from '../../kernel/plugin-api.js';
 import { PAGE_SELECTION_ERRORS } from '../lib/page-selection.js';
 import { contract } from './contract.js';
@@ -15,7 +16,8 @@ export default definePlugin({
     version: '1.0.0',
     kernel: '^1.0.0',
     kind: 'lens',
-    description: 'Document understanding offline: OCR to Markdown or document JSON, classification, field extraction and filename generation.',
+    description:
+      'Document understanding: OCR to Markdown or document JSON, classification, field extraction and filename generation. Offline, unless the operator configures an OpenAI-compatible endpoint for classify, extract and generate-filename.',
     actions: [
       {
         name: 'lens.ocr',
@@ -34,7 +36,7 @@ export default definePlugin({
         export: 'classify',
         route: { method: 'POST', path: '/tools/lens/classify' },
         summary: 'Classify a document into one of the given categories',
-        description: 'Creates a tools job whose `result` holds `category` (always one of `categories`), `confidence` (0 to 1) and `reasoning`. The first 3 pages are read.',
+        description: 'Creates a tools job whose `result` holds `category` (always one of `categories`), `confidence` (0 to 1) and `reasoning`. The first 3 pages are read. `engine` says which engine answered (`llm` when the operator\'s endpoint is configured and its answer passed the checks, else `builtin`, with `fallbackReason`).',
         files,
         pages: { file: 'fileId', firstPages: 3, planLimits: PLAN_LIMITS },
         credits: { perRequest: 6 },
@@ -44,7 +46,7 @@ export default definePlugin({
         export: 'extract',
         route: { method: 'POST', path: '/tools/lens/extract' },
         summary: 'Extract typed fields from a document',
-        description: 'Creates a tools job whose `result` holds `data` (field → value or null) and `fieldsMissing`. Without `pages`, the first 50 pages of a PDF are read.',
+        description: 'Creates a tools job whose `result` holds `data` (field → value or null) and `fieldsMissing`. Without `pages`, the first 50 pages of a PDF are read. `engine` says which engine answered (`llm` when the operator\'s endpoint is configured and its answer passed the checks, else `builtin`, with `fallbackReason`).',
         files,
         pageSpecs: [{ field: 'pages', file: 'fileId' }],
         pages: { file: 'fileId', specs: 'pages', firstPages: 50, planLimits: PLAN_LIMITS, pdfOnly: [{ field: 'pages' }] },
@@ -55,13 +57,16 @@ export default definePlugin({
         export: 'generateFilename',
         route: { method: 'POST', path: '/tools/lens/generate-filename' },
         summary: 'Generate a filename from a document',
-        description: 'Creates a tools job whose `result` holds `generatedFilename` and `placeholders`; each `{placeholder}` of `filenameSchema` is filled from the first 3 pages, `unknown` when not found.',
+        description: 'Creates a tools job whose `result` holds `generatedFilename` and `placeholders`; each `{placeholder}` of `filenameSchema` is filled from the first 3 pages, `unknown` when not found. `engine` says which engine answered (`llm` when the operator\'s endpoint is configured and its answer passed the checks, else `builtin`, with `fallbackReason`).',
         files,
         pages: { file: 'fileId', firstPages: 3, planLimits: PLAN_LIMITS },
         credits: { perRequest: 6 },
       },
     ],
     requires: [],
+    // Classify, extract and generate-filename may ask the operator's endpoint (QUIRE_LLM_*), through the URL policy.
+    outbound: true,
+    llm: true,
     pool: { maxThreads: 2, maxQueue: 8, memoryMb: 1024, timeoutMs: 600_000, maxBacklog: 32 },
     errors: {
       ...PAGE_SELECTION_ERRORS,

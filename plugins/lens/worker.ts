@@ -6,7 +6,9 @@ import type { Block, PageText } from './layout.js';
 import { docxBlocks, odtBlocks } from './office-text.js';
 import { normaliseMarkdown, toDocumentJson, toExtendedMarkdown, toMarkdown } from './output.js';
 import { openPdf, readPdf, type PdfText } from './pdf-text.js';
-import { classify as classifyText, documentLines, extractField, placeholderType, safePart, type FieldValue } from './understand.js';
+import { classify as classifyText, documentLines, extractField, placeholderType, safePart, type FieldValue, type TextLine } from './understand.js';
+import { answer } from './engine.js';
+import { classifyByLlm, extractByLlm, placeholdersByLlm, type FieldRequest } from './llm.js';
 import type { ClassifyParams, ExtractParams, FilenameParams, OcrParams } from './contract.js';
 
 const PDF = 'application/pdf';
@@ -84,39 +86,88 @@ export async function ocr(input: WorkerInput<OcrParams>): Promise<WorkerOutput> 
   return { result: { outputFormat, content: JSON.stringify(doc) } };
 }
 
+/** The lines as text for the model and the evidence checks: one line per document line, cells joined by ` | `. */
+function linesText(lines: TextLine[]): string {
+  return lines.map((l) => l.join(' | ')).join('\n');
+}
+
+/** Which pages a job read, said for the model. */
+function scopeOf(file: WorkerFile, specs: string[] | undefined, first: number): string {
+  if (file.mimeType !== PDF) return 'the whole document';
+  return specs?.length ? `pages ${specs.join(', ')}` : `at most the first ${first} pages`;
+}
+
 export async function classify(input: WorkerInput<ClassifyParams>): Promise<WorkerOutput> {
-  const { pages } = await readPages(inputFile(input), undefined, FIRST_PAGES);
-  const text = documentLines(pages).map((l) => l.join(' ')).join('\n');
-  return { result: { ...classifyText(text, input.params.categories) } };
+  const file = inputFile(input);
+  const { pages } = await readPages(file, undefined, FIRST_PAGES);
+  const lines = documentLines(pages);
+  const { categories } = input.params;
+  return answer(input, {
+    text: linesText(lines),
+    scope: scopeOf(file, undefined, FIRST_PAGES),
+    llm: async (job) => ({ result: { ...(await classifyByLlm(job, categories)) } }),
+    builtin: () => ({ ...classifyText(lines.map((l) => l.join(' ')).join('\n'), categories) }),
+  });
 }
 
 export async function extract(input: WorkerInput<ExtractParams>): Promise<WorkerOutput> {
-  const { pages } = await readPages(inputFile(input), input.params.pages, EXTRACT_PAGES);
+  const file = inputFile(input);
+  const { pages } = await readPages(file, input.params.pages, EXTRACT_PAGES);
   const lines = documentLines(pages);
-  const data: Record<string, FieldValue> = {};
-  const fieldsMissing: string[] = [];
-  for (const [name, spec] of Object.entries(input.params.fields)) {
-    data[name] = extractField(lines, name, spec.type as never, spec.description);
-    if (data[name] === null) fieldsMissing.push(name);
-  }
-  return { result: { data, fieldsMissing } };
+  const fields = input.params.fields as Record<string, FieldRequest>;
+  return answer(input, {
+    text: linesText(lines),
+    scope: scopeOf(file, input.params.pages, EXTRACT_PAGES),
+    llm: async (job) => {
+      const { data, fieldsMissing, unsupported } = await extractByLlm(job, fields);
+      return { result: { data, fieldsMissing }, unsupported };
+    },
+    builtin: () => {
+      const data: Record<string, FieldValue> = {};
+      const fieldsMissing: string[] = [];
+      for (const [name, spec] of Object.entries(fields)) {
+        data[name] = extractField(lines, name, spec.type, spec.description);
+        if (data[name] === null) fieldsMissing.push(name);
+      }
+      return { data, fieldsMissing };
+    },
+  });
 }
 
 export async function generateFilename(input: WorkerInput<FilenameParams>): Promise<WorkerOutput> {
-  const { pages } = await readPages(inputFile(input), undefined, FIRST_PAGES);
+  const file = inputFile(input);
+  const { pages } = await readPages(file, undefined, FIRST_PAGES);
   const lines = documentLines(pages);
-  const placeholders: Record<string, string> = {};
   const schema = input.params.filenameSchema;
-  for (const [, name] of schema.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
-    if (name! in placeholders) continue;
-    let value = extractField(lines, name!, placeholderType(name!));
-    // A title is the first heading when no line is labelled with it.
-    if (value === null && /^(title|subject|heading)$/i.test(name!)) value = pages.flatMap((p) => p.blocks).find((b) => b.kind === 'heading')?.text ?? null;
-    placeholders[name!] = value === null ? 'unknown' : safePart(Array.isArray(value) ? value.join('-') : String(value));
-  }
-  const filled = schema.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, n: string) => placeholders[n]!);
-  const generatedFilename = safeFilename(filled);
-  return { result: { generatedFilename, placeholders } };
+  const names = [...new Set([...schema.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
+  const types = Object.fromEntries(names.map((n) => [n, placeholderType(n)]));
+  // Both engines find raw values; the same rule turns them into a safe filename.
+  const fill = (found: Record<string, FieldValue>) => {
+    const placeholders: Record<string, string> = {};
+    for (const name of names) {
+      const value = found[name] ?? null;
+      placeholders[name] = value === null ? 'unknown' : safePart(Array.isArray(value) ? value.join('-') : String(value));
+    }
+    const generatedFilename = safeFilename(schema.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, n: string) => placeholders[n]!));
+    return { generatedFilename, placeholders };
+  };
+  return answer(input, {
+    text: linesText(lines),
+    scope: scopeOf(file, undefined, FIRST_PAGES),
+    llm: async (job) => {
+      const { values, unsupported } = await placeholdersByLlm(job, schema, types);
+      return { result: fill(values), unsupported };
+    },
+    builtin: () => {
+      const found: Record<string, FieldValue> = {};
+      for (const name of names) {
+        found[name] = extractField(lines, name, types[name]!);
+        // A title is the first heading when no line is labelled with it.
+        if (found[name] === null && /^(title|subject|heading)$/i.test(name)) found[name] = pages.flatMap((p) => p.blocks).find((b) => b.kind === 'heading')?.text ?? null;
+      }
+      return fill(found);
+    },
+  });
 }
 
 /** The whole name: the schema's own text is cleaned like a value, keeping dots for an extension. */

@@ -189,7 +189,7 @@ test('extract finds typed values next to their labels; absent fields are null an
 test('extract of an empty document: every field null and missing', async () => {
   const empty = await api.uploadId(Buffer.from(' \n'), 'empty.md');
   const job = await lensJob(api, 'extract', { fileId: empty, fields: { total: { type: 'number' }, date: { type: 'date' } } });
-  assert.equal(job.result, { data: { total: null, date: null }, fieldsMissing: ['total', 'date'] });
+  assert.equal(job.result, { data: { total: null, date: null }, fieldsMissing: ['total', 'date'], engine: 'builtin' });
 });
 
 test('generate-filename fills placeholders, unknown when not found, and gives a safe name', async () => {

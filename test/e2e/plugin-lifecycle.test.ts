@@ -10,6 +10,7 @@ const refusals: Array<[string, string, RegExp]> = [
   ['an incompatible kernel range', 'broken-kernel-range', /broken-kernel-range needs kernel \^2\.0\.0, but this is kernel 1\.0\.0/],
   ['a worker that lacks a declared export', 'broken-export', /broken-export: the worker does not export doesNotExist/],
   ['a duplicate plugin id', 'duplicate-id', /same id as \.\/pdf-merge\/manifest\.js/],
+  ['llm declared without outbound', 'llm-without-outbound', /llm-without-outbound declares llm without outbound; .*declare outbound: true as well/],
 ];
 
 for (const [what, name, message] of refusals) {
