@@ -37,8 +37,11 @@ export interface TextRun {
 const helvetica = StandardFontEmbedder.for(StandardFonts.Helvetica as unknown as Parameters<typeof StandardFontEmbedder.for>[0]);
 /** Characters that need no glyph of their own: line breaks (callers lay out lines) and variation selectors (fontkit reads them with the character before). */
 const NO_GLYPH = /^[\r\n\uFE00-\uFE0F\u{E0100}-\u{E01EF}]$/u;
-/** Spaces, punctuation, digits and combining marks stay in the font of the run they are in, so a Hebrew phrase is one run. */
-const NEUTRAL = /^[\p{Script=Common}\p{Script=Inherited}]$/u;
+/** Spaces, punctuation and combining marks stay in the font of the run they are in, so a Hebrew phrase is one run. Digits always take the first font that has them. */
+const NEUTRAL = /^(?!\p{Nd})[\p{Script=Common}\p{Script=Inherited}]$/u;
+/** Faces whose runs fontkit lays out right to left (it reverses the glyphs of a Hebrew or Arabic run). */
+const RIGHT_TO_LEFT = new Set<FaceId>(['noto-sans-hebrew', 'noto-sans-arabic']);
+const TRAILING_NEUTRALS = /(?:(?!\p{Nd})\p{Script=Common})+$/u;
 
 interface LoadedFace {
   bytes: Uint8Array;
@@ -92,7 +95,8 @@ export function planLine(text: string, helvetica = true): { runs: TextRun[]; mis
   const missing = new Set<string>();
   let run: TextRun | undefined;
   for (const char of text) {
-    if (run && (NO_GLYPH.test(char) || (NEUTRAL.test(char) && hasGlyph(run.face, char)))) {
+    // Not in an emoji run: Noto Emoji's space and punctuation are emoji-wide.
+    if (run && (NO_GLYPH.test(char) || (run.face !== 'noto-emoji' && NEUTRAL.test(char) && hasGlyph(run.face, char)))) {
       run.text += char;
       continue;
     }
@@ -101,10 +105,24 @@ export function planLine(text: string, helvetica = true): { runs: TextRun[]; mis
       if (!NO_GLYPH.test(char)) missing.add(char);
       continue;
     }
-    if (run?.face === face) run.text += char;
-    else runs.push((run = { text: char, face }));
+    if (run?.face === face) {
+      run.text += char;
+      continue;
+    }
+    // Spaces and punctuation after a right-to-left phrase belong to what follows: left in its run, they would be reversed to its start.
+    // They take the first font that has them (the emoji font's space, for one, is far wider than a text space).
+    let carried = run && RIGHT_TO_LEFT.has(run.face) ? (TRAILING_NEUTRALS.exec(run.text)?.[0] ?? '') : '';
+    if (carried) {
+      run!.text = run!.text.slice(0, -carried.length);
+      const carrier = NOTO.find((f) => [...carried].every((c) => hasGlyph(f.id, c)))?.id ?? face;
+      if (carrier !== face) {
+        runs.push({ text: carried, face: carrier });
+        carried = '';
+      }
+    }
+    runs.push((run = { text: carried + char, face }));
   }
-  return { runs, missing: [...missing] };
+  return { runs: runs.filter((r) => r.text !== ''), missing: [...missing] };
 }
 
 /**
