@@ -51,7 +51,7 @@ export async function fillForm(input: WorkerInput<FillFormParams>): Promise<Work
   guardPdfSync(LABEL, 'write', () => {
     for (const [name, value] of requested) setValue(byName.get(name)!, value);
   });
-  await updateAppearances(form, new TextFonts(doc));
+  await updateAppearances(form, [...byName.values()], new TextFonts(doc));
   guardPdfSync(LABEL, 'write', () => {
     // Every field now has an appearance stream; viewers should show those rather than draw their own.
     form.acroForm.dict.set(PDFName.of('NeedAppearances'), PDFBool.False);
@@ -73,9 +73,9 @@ export async function fillForm(input: WorkerInput<FillFormParams>): Promise<Work
  * text-drawing field in the one font its text needs, and names that font in the field's /DA and the
  * form's /DR so that a viewer regenerating the appearance draws the same glyphs.
  */
-async function updateAppearances(form: PDFForm, fonts: TextFonts): Promise<void> {
+async function updateAppearances(form: PDFForm, fields: PDFField[], fonts: TextFonts): Promise<void> {
   const resources = new FormFontResources(form);
-  for (const field of form.getFields()) {
+  for (const field of fields) {
     if (field instanceof PDFSignature || !field.needsAppearancesUpdate()) continue;
     if (field instanceof PDFCheckBox || field instanceof PDFRadioGroup) {
       guardPdfSync(LABEL, 'write', () => field.updateAppearances());
