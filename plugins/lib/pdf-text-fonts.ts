@@ -49,6 +49,15 @@ interface LoadedFace {
 }
 const loaded = new Map<NotoId, LoadedFace>();
 
+/**
+ * What pdf-lib is given as its fontkit. pdf-lib parses a font's bytes on every embedFont, and fontkit builds its
+ * layout tables on a font's first text, which costs ~130 ms for Noto Sans, per job. This hands pdf-lib the font
+ * parsed once per thread instead; a fontkit font is only read afterwards (each document takes its own subset).
+ */
+const threadFontkit: Parameters<PDFDocument['registerFontkit']>[0] = {
+  create: (bytes: Uint8Array, postscriptName?: string) => [...loaded.values()].find((face) => face.bytes === bytes)?.font ?? fontkit.create(bytes, postscriptName),
+};
+
 /** A Noto font read and parsed once per worker thread (the files are 0.4–0.9 MB). */
 function load(id: NotoId): LoadedFace {
   let face = loaded.get(id);
@@ -159,7 +168,7 @@ export class TextFonts {
     if (!font) {
       if (id === 'helvetica') font = this.doc.embedFont(StandardFonts.Helvetica);
       else {
-        this.doc.registerFontkit(fontkit);
+        this.doc.registerFontkit(threadFontkit);
         font = this.doc.embedFont(load(id).bytes, { subset: true });
       }
       this.fonts.set(id, font);

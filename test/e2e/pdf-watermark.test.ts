@@ -234,8 +234,12 @@ test('draws Greek, Cyrillic and accented Latin in an embedded subset of Noto San
   assert.ok(fonts[0]!.fontFileBytes! < 20_000, `font file of ${fonts[0]!.fontFileBytes} bytes`);
   assert.ok(pdf.length < 30_000, `${pdf.length} bytes`);
   // Every glyph is drawn: the page holds as much ink as Skia draws for the same text in Noto Sans (a broken subset leaves glyphs blank).
-  const ratio = darkness(await pdfPageGrey(pdf, 1, 72)) / canvasDarkness(text, 24);
-  assert.ok(ratio > 0.85 && ratio < 1.15, `ink ratio ${ratio.toFixed(3)}`);
+  // Again for a second job, which a worker thread serves with the font it parsed for the first.
+  const again = await watermark({ fileId: id, text, fontSize: 24, color: '#000000', opacity: 1 });
+  for (const output of [pdf, again.pdf]) {
+    const ratio = darkness(await pdfPageGrey(output, 1, 72)) / canvasDarkness(text, 24);
+    assert.ok(ratio > 0.85 && ratio < 1.15, `ink ratio ${ratio.toFixed(3)}`);
+  }
 });
 
 test('keeps Helvetica for Windows-1252 text (nothing embedded) and uses Noto Sans for every line once one line needs it', async () => {
