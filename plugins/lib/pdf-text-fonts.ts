@@ -94,12 +94,12 @@ export function isWinAnsi(text: string): boolean {
 }
 
 /**
- * How one line is drawn: all in Helvetica when it can be (and `helvetica` allows it), else in runs of
+ * How one line is drawn: all in Helvetica when it can be (and `allowHelvetica`), else in runs of
  * the first Noto font that has each character. `missing` lists the characters (once each, in order)
  * that no bundled font has.
  */
-export function planLine(text: string, helvetica = true): { runs: TextRun[]; missing: string[] } {
-  if (helvetica && isWinAnsi(text)) return { runs: text ? [{ text, face: 'helvetica' }] : [], missing: [] };
+export function planLine(text: string, allowHelvetica = true): { runs: TextRun[]; missing: string[] } {
+  if (allowHelvetica && isWinAnsi(text)) return { runs: text ? [{ text, face: 'helvetica' }] : [], missing: [] };
   const runs: TextRun[] = [];
   const missing = new Set<string>();
   let run: TextRun | undefined;
