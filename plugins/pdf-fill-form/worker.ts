@@ -104,7 +104,7 @@ function shownText(field: PDFField, value?: string): string {
 
 function fontProblem(choice: { missing: string[] } | { split: FaceId[] }): string {
   if ('missing' in choice) return `no bundled font has ${choice.missing.length === 1 ? 'the character' : 'the characters'} ${describeChars(choice.missing)}; form text is drawn in ${FONT_RULE}.`;
-  return `its characters need ${listOf(choice.split.map((f) => FACE_NAMES[f]))} together, but a form field is drawn in one font; split the text or drop the characters of one script.`;
+  return `its characters need ${listOf(choice.split.map((f) => FACE_NAMES[f]))} together, but a form field is drawn in one font; leave out the characters that only one of them has, or put them in another field.`;
 }
 
 const fieldRef = (name: string) => `fields[${JSON.stringify(name)}]`;
