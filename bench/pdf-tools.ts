@@ -19,6 +19,8 @@ const WARMUP = 3;
 const PAGES = 200;
 /** The defaults of pdf.watermark's contract, which the kernel fills in before a worker runs. */
 const WATERMARK_DEFAULTS = { layer: 'over', position: 'center', rotation: 0, opacity: 0.5, fontSize: 48, color: '#808080', margin: 36, tileGap: 72 };
+/** Text that is not Windows-1252, so it is drawn in an embedded subset of Noto Sans instead of Helvetica. */
+const UNICODE_TEXT = 'ΕΜΠΙΣΤΕΥΤΙΚΟ – Конфиденциально';
 
 interface Row {
   operation: string;
@@ -79,6 +81,13 @@ async function main(): Promise<void> {
     });
     const stampFile = path.join(dir, 'stamp.pdf');
     await writeFile(stampFile, await blankWithStamp(stampOut));
+    const unicodeStampOut = await watermark.run('watermark', {
+      params: { ...WATERMARK_DEFAULTS, fileId: 'stamp', text: UNICODE_TEXT, rotation: 45, fontSize: 24 },
+      files: [input('fileId', await makePdf(1, { label: 'Stamp' }))],
+      settings: {},
+    });
+    const unicodeStampFile = path.join(dir, 'stamp-unicode.pdf');
+    await writeFile(unicodeStampFile, await blankWithStamp(unicodeStampOut));
     const locked = await encryptedPdf({ password: 'bench', source });
     const lockedFile = path.join(dir, 'locked.pdf');
     await writeFile(lockedFile, locked);
@@ -89,6 +98,13 @@ async function main(): Promise<void> {
         peer: 'qpdf --overlay stamp.pdf --repeat=1',
         quire: () => watermark.run('watermark', { params: { ...WATERMARK_DEFAULTS, fileId: 'x', text: 'CONFIDENTIAL', rotation: 45 }, files: [input('fileId', source)], settings: {} }),
         qpdf: (out) => exec('qpdf', [sourceFile, '--overlay', stampFile, '--repeat=1', '--', out]),
+      },
+      {
+        operation: 'watermark Greek + Cyrillic text (Noto Sans subset) over every page',
+        peer: 'qpdf --overlay stamp-unicode.pdf --repeat=1',
+        quire: () =>
+          watermark.run('watermark', { params: { ...WATERMARK_DEFAULTS, fileId: 'x', text: UNICODE_TEXT, rotation: 45, fontSize: 24 }, files: [input('fileId', source)], settings: {} }),
+        qpdf: (out) => exec('qpdf', [sourceFile, '--overlay', unicodeStampFile, '--repeat=1', '--', out]),
       },
       {
         operation: 'watermark text under pages 1-100',

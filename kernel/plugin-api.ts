@@ -117,6 +117,12 @@ export interface PoolLimits {
    * something costly to start (a warm browser) keep them longer.
    */
   idleTimeoutMs?: number;
+  /**
+   * Keep each thread's event loop running between tasks (default false: Piscina pauses an idle thread in
+   * Atomics.wait, which is fastest). For workers that prepare the next task in the background, like
+   * html-to-pdf opening the next job's browser page; without it that work would only go on once the next task came.
+   */
+  runBetweenTasks?: boolean;
 }
 
 export interface PluginManifest {

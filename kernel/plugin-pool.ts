@@ -38,6 +38,8 @@ export class PluginPool {
       maxThreads: limits.maxThreads,
       maxQueue: limits.maxQueue,
       idleTimeout: limits.idleTimeoutMs ?? 30_000,
+      // 'sync' parks an idle thread in Atomics.wait (no timers, no I/O); 'async' waits with Atomics.waitAsync.
+      atomics: limits.runBetweenTasks ? 'async' : 'sync',
       resourceLimits: {
         maxOldGenerationSizeMb: limits.memoryMb,
         maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(limits.memoryMb / 8))),

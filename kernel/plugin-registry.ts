@@ -82,6 +82,7 @@ const ManifestSchema = Type.Object({
     maxBacklog: Type.Integer({ minimum: 1 }),
     recycleAfter: Type.Optional(Type.Integer({ minimum: 0 })),
     idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000 })),
+    runBetweenTasks: Type.Optional(Type.Boolean()),
   }),
   outbound: Type.Optional(Type.Boolean()),
   llm: Type.Optional(Type.Boolean()),

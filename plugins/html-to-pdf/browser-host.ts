@@ -1,4 +1,4 @@
-// One warm Chromium per worker thread: launched on first use, replaced after N jobs, after a crash or a hang.
+// One warm Chromium per worker thread: launched on first use, replaced after N jobs, after a crash or a hang; the next job's context and page are opened while the thread waits.
 //
 // The browser is a child process of the server, spawned from this thread and driven over a pipe
 // (`--remote-debugging-pipe`). When the thread ends (idle timeout, job deadline, pool recycle, server exit) the
@@ -6,7 +6,7 @@
 import { mkdtemp, mkdir, readdir, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { writeFontConfig } from './fontconfig.js';
 import { RefusalProxy } from './refusal-proxy.js';
 
@@ -47,8 +47,20 @@ export interface LaunchSettings {
   recycleAfterJobs: number;
 }
 
+/** An incognito context with one blank page, for exactly one job; the job closes the context. */
+export interface JobPage {
+  context: BrowserContext;
+  page: Page;
+}
+
+interface Spare extends JobPage {
+  browser: Browser;
+}
+
 export class BrowserHost {
   #browser: Browser | null = null;
+  /** The next job's context and page, being opened or ready; null when none is prepared. */
+  #spare: Promise<Spare | null> | null = null;
   #launching: Promise<Browser> | null = null;
   #userDataDir: string | null = null;
   #jobs = 0;
@@ -69,12 +81,42 @@ export class BrowserHost {
     return this.#browser;
   }
 
+  /**
+   * A fresh incognito context with a blank page for one job, of the warm browser (acquire). Opening the page
+   * starts the context's renderer process, most of a warm job's set-up time; `prepare` does it between jobs,
+   * and this takes the prepared pair when it belongs to the browser the job got.
+   */
+  async open(settings: LaunchSettings): Promise<JobPage> {
+    const browser = await this.acquire(settings);
+    const spare = this.#spare ? await this.#spare : null;
+    this.#spare = null;
+    if (spare && spare.browser === browser && !spare.page.isClosed()) return { context: spare.context, page: spare.page };
+    if (spare) void spare.context.close().catch(() => undefined);
+    return openJobPage(browser);
+  }
+
+  /**
+   * Starts opening the next job's context and page while the thread waits for work (after a job has closed its
+   * own). Nothing is loaded into the page until that job has attached its request interception, so it is as
+   * confined as one opened on demand; it serves exactly one job. Skipped for a browser due for replacement.
+   */
+  prepare(settings: LaunchSettings): void {
+    const browser = this.#browser;
+    if (!browser || this.#spare || !browser.connected || this.#jobs >= settings.recycleAfterJobs) return;
+    this.#spare = openJobPage(browser).then(
+      (opened) => ({ ...opened, browser }),
+      () => null, // the next job opens its own, and finds out what is wrong with the browser
+    );
+  }
+
   /** Ends the browser at once (SIGKILL: a hung one would not answer a polite close) and removes its profile. */
   async discard(): Promise<void> {
     const browser = this.#browser;
     const dir = this.#userDataDir;
     this.#browser = null;
     this.#userDataDir = null;
+    // A prepared context dies with its browser.
+    this.#spare = null;
     if (browser) {
       const proc = browser.process();
       browser.removeAllListeners();
@@ -127,6 +169,17 @@ export class BrowserHost {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw err;
     }
+  }
+}
+
+async function openJobPage(browser: Browser): Promise<JobPage> {
+  // Downloads (a response with Content-Disposition: attachment) are refused rather than written to disk.
+  const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+  try {
+    return { context, page: await context.newPage() };
+  } catch (err) {
+    await context.close().catch(() => undefined);
+    throw err;
   }
 }
 

@@ -31,7 +31,7 @@ export default definePlugin({
     outbound: true,
     // One warm browser per thread. The deadline covers a browser start (30 s), the page load (60 s),
     // printing (30 s) and closing; idle threads, and their browsers, are kept 10 minutes.
-    pool: { maxThreads: 2, maxQueue: 8, memoryMb: 1024, timeoutMs: 150_000, maxBacklog: 64, idleTimeoutMs: 600_000 },
+    pool: { maxThreads: 2, maxQueue: 8, memoryMb: 1024, timeoutMs: 150_000, maxBacklog: 64, idleTimeoutMs: 600_000, runBetweenTasks: true },
     errors: {
       SETTINGS_INVALID: 'The operator settings of html-to-pdf (plugins.html-to-pdf.settings) are invalid; the message names the setting.',
       BROWSER_UNAVAILABLE: 'Chromium could not be started; the job can be sent again.',

@@ -25,6 +25,9 @@ export class RefusalProxy {
     // CONNECT (https and wss through a proxy) and Upgrade (ws) never get a tunnel.
     const refuseTunnel = (_req: http.IncomingMessage, socket: Socket): void => {
       proxy.#refused++;
+      // The server hands a tunnel's socket over without its error listener; a browser killed mid-request resets it
+      // (ECONNRESET), and an unheard socket error would end the worker thread.
+      socket.on('error', () => socket.destroy());
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     };
     server.on('connect', refuseTunnel);

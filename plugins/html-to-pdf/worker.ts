@@ -1,9 +1,9 @@
-// Worker of convert.html-to-pdf: the uploaded page in a fresh incognito context of this thread's warm Chromium, printed to PDF.
-import type { BrowserContext, Page } from 'puppeteer-core';
+// Worker of convert.html-to-pdf: the uploaded page in a fresh incognito context of this thread's warm Chromium (opened while the thread waited), printed to PDF.
+import type { Page } from 'puppeteer-core';
 import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
 import { UrlPolicy } from '../../kernel/url-policy.js';
 import type { HtmlToPdfParams, HtmlToPdfResultBody } from './contract.js';
-import { BrowserHost } from './browser-host.js';
+import { BrowserHost, type JobPage } from './browser-host.js';
 import { decodeHtml } from './html-text.js';
 import { pdfOptions } from './print-options.js';
 import { RequestGate } from './request-gate.js';
@@ -23,18 +23,16 @@ export async function htmlToPdf(input: WorkerInput<HtmlToPdfParams>): Promise<Wo
   const html = decodeHtml(file.bytes);
   const policy = new UrlPolicy({ allowPrivateNetwork: input.outbound?.allowPrivateNetwork ?? false });
 
-  const context = await openContext(settings);
+  const { context, page } = await openJobPage(settings);
 
   const deadline = Date.now() + settings.pageLoadTimeoutMs;
   const gate = new RequestGate(policy, settings, deadline);
   /** A timeout or crash leaves the browser in doubt: it is replaced instead of reused. */
   let suspect = false;
   try {
-    const page = await context.newPage();
     const crashed = pageCrash(page);
     // An alert()/confirm() would stop the page until someone answers it.
     page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
-    await page.setBypassServiceWorker(true);
     await gate.attach(page);
     await page.emulateMediaType(params.emulatedMediaType ?? 'print');
 
@@ -61,20 +59,23 @@ export async function htmlToPdf(input: WorkerInput<HtmlToPdfParams>): Promise<Wo
     gate.close();
     if (suspect) await host.discard();
     else if (!(await settles(context.close(), CONTEXT_CLOSE_MS))) await host.discard();
+    else host.prepare(settings);
   }
 }
 
 /**
- * A fresh incognito context of the warm browser. A browser that died since the last job may still look connected
- * until its pipe reports the end; then one fresh browser is started and asked again.
+ * A fresh incognito context and blank page of the warm browser (prepared after the previous job, or opened now). A
+ * browser that died since the last job may still look connected until its pipe reports the end; then one fresh
+ * browser is started and asked again.
  */
-async function openContext(settings: HtmlToPdfSettings): Promise<BrowserContext> {
+async function openJobPage(settings: HtmlToPdfSettings): Promise<JobPage> {
   let last: unknown;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const browser = await host.acquire(settings);
-      // Downloads (a response with Content-Disposition: attachment) are refused rather than written to disk.
-      return await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+      const opened = await host.open(settings);
+      // The first command to the page; it also finds out a prepared page whose browser died while the thread waited.
+      await opened.page.setBypassServiceWorker(true);
+      return opened;
     } catch (err) {
       last = err;
       await host.discard();

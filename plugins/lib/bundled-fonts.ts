@@ -19,10 +19,11 @@ const BUNDLED: Record<string, string[]> = {
 
 /** Absolute paths of the bundled font files. */
 export function bundledFontFiles(): string[] {
-  const files: string[] = [];
-  for (const [pkg, names] of Object.entries(BUNDLED)) {
-    const dir = path.dirname(require.resolve(`@expo-google-fonts/${pkg}/package.json`));
-    for (const f of names) files.push(path.join(dir, f));
-  }
-  return files;
+  return Object.entries(BUNDLED).flatMap(([pkg, names]) => names.map((f) => bundledFontFile(pkg, f)));
+}
+
+/** Absolute path of one bundled font file: `pkg` as in BUNDLED (e.g. `noto-sans`), `file` one of its entries. */
+export function bundledFontFile(pkg: string, file: string): string {
+  if (!BUNDLED[pkg]?.includes(file)) throw new Error(`${pkg}/${file} is not a bundled font file.`);
+  return path.join(path.dirname(require.resolve(`@expo-google-fonts/${pkg}/package.json`)), file);
 }

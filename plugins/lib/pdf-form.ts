@@ -1,4 +1,4 @@
-// Reads the AcroForm of an opened PDF safely: the field tree is checked before pdf-lib walks it, and each field is described by name, type, options and value.
+// Reads the AcroForm of an opened PDF safely (the field tree is checked before pdf-lib walks it; each field is described by name, type, options and value) and keeps its default font resources in step with regenerated appearances.
 import {
   PDFArray,
   PDFButton,
@@ -13,6 +13,7 @@ import {
   PDFTextField,
   type PDFDocument,
   type PDFField,
+  type PDFFont,
   type PDFForm,
   type PDFObject,
 } from 'pdf-lib';
@@ -36,7 +37,7 @@ export interface FieldInfo {
   value: string | boolean | string[] | null;
 }
 
-const N = { AcroForm: PDFName.of('AcroForm'), Fields: PDFName.of('Fields'), Kids: PDFName.of('Kids'), Parent: PDFName.of('Parent'), XFA: PDFName.of('XFA') };
+const N = { DR: PDFName.of('DR'), Font: PDFName.of('Font'), AcroForm: PDFName.of('AcroForm'), Fields: PDFName.of('Fields'), Kids: PDFName.of('Kids'), Parent: PDFName.of('Parent'), XFA: PDFName.of('XFA') };
 
 /** What the catalog says about forms, without creating an AcroForm (pdf-lib's getForm() would). */
 export function formPresence(doc: PDFDocument): { acroFormFields: number; xfa: boolean } {
@@ -146,4 +147,58 @@ export function readFormFields(doc: PDFDocument, label: string): FieldInfo[] {
   checkFieldTree(doc, label);
   const form = openForm(doc, label, true);
   return guardPdfSync(label, 'read', () => form.getFields().map(describeField));
+}
+
+/**
+ * Names the fonts of regenerated appearances in the form's default resources (/DR /Font) and in the
+ * fields' /DA, so that a viewer that rebuilds an appearance (on editing, or when it ignores /AP)
+ * finds the font the value was drawn with. pdf-lib writes `/<PostScript name> <size> Tf` into /DA
+ * but adds nothing to /DR; each embedded font gets its own /DR key here (a form filled twice holds
+ * two subsets of Noto Sans, each with the glyphs of its own values).
+ */
+export class FormFontResources {
+  private readonly keys = new Map<PDFFont, string>();
+
+  constructor(private readonly form: PDFForm) {}
+
+  /** After `field.updateAppearances(font)`: points the field's and its widgets' /DA at `font`'s /DR key. */
+  use(field: PDFField, font: PDFFont): void {
+    const key = this.key(font);
+    if (key === font.name) return;
+    // pdf-lib wrote the name as a PDF name token (escaped the same way).
+    const from = `${PDFName.of(font.name).asString()} `;
+    const to = `${PDFName.of(key).asString()} `;
+    for (const holder of [field.acroField, ...field.acroField.getWidgets()]) {
+      const da = holder.getDefaultAppearance();
+      if (da?.includes(from)) holder.setDefaultAppearance(da.split(from).join(to));
+    }
+  }
+
+  private key(font: PDFFont): string {
+    let key = this.keys.get(font);
+    if (key !== undefined) return key;
+    const acroForm = this.form.acroForm.dict;
+    const context = acroForm.context;
+    let dr = context.lookup(acroForm.get(N.DR));
+    if (!(dr instanceof PDFDict)) {
+      dr = context.obj({});
+      acroForm.set(N.DR, dr);
+    }
+    let fonts = context.lookup((dr as PDFDict).get(N.Font));
+    if (!(fonts instanceof PDFDict)) {
+      fonts = context.obj({});
+      (dr as PDFDict).set(N.Font, fonts);
+    }
+    for (let n = 0; ; n++) {
+      const name = n === 0 ? font.name : `${font.name}-${n}`;
+      const current = (fonts as PDFDict).get(PDFName.of(name));
+      if (current === undefined || current === font.ref) {
+        (fonts as PDFDict).set(PDFName.of(name), font.ref);
+        key = name;
+        break;
+      }
+    }
+    this.keys.set(font, key);
+    return key;
+  }
 }

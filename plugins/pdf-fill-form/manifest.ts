@@ -29,7 +29,7 @@ export default definePlugin({
       ...PDF_LOAD_ERRORS,
       PDF_NO_FORM: 'The PDF has no fillable AcroForm fields (or only an XFA form, which is not supported).',
       FORM_FIELD_UNKNOWN: '`fields` names fields the form does not have; the message lists them and the form\'s fields.',
-      FORM_VALUE_INVALID: 'A value does not suit its field: wrong type, not one of the options, too long, or characters the form font cannot show; the message names each field and what it accepts.',
+      FORM_VALUE_INVALID: 'A value does not suit its field: wrong type, not one of the options, too long, or characters no bundled font has (or that no single font has together: a field is drawn in one font); the message names each field and what it accepts.',
     },
   },
   contract,

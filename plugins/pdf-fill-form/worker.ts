@@ -1,8 +1,9 @@
 // Worker of pdf.fill-form: checks every requested value against its field first, then sets them, regenerates appearances, and flattens on request.
-import { PDFBool, PDFCheckBox, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFTextField, StandardFonts, type PDFField, type PDFFont } from 'pdf-lib';
+import { PDFBool, PDFButton, PDFCheckBox, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFField, type PDFForm } from 'pdf-lib';
 import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
-import { checkFieldTree, fieldOptions, fieldType, formPresence, openForm, type FieldType } from '../lib/pdf-form.js';
+import { FormFontResources, checkFieldTree, fieldOptions, fieldType, formPresence, openForm, type FieldType } from '../lib/pdf-form.js';
 import { guardPdf, guardPdfSync, openPdf, savePdf } from '../lib/pdf-load.js';
+import { FACE_NAMES, FONT_RULE, TextFonts, describeChars, singleFace, type FaceId } from '../lib/pdf-text-fonts.js';
 import type { FillFormParams, FillFormResultBody } from './contract.js';
 
 const LABEL = 'fileId';
@@ -34,7 +35,6 @@ export async function fillForm(input: WorkerInput<FillFormParams>): Promise<Work
   checkFieldTree(doc, LABEL);
   const form = openForm(doc, LABEL);
   const byName = new Map<string, PDFField>(guardPdfSync(LABEL, 'read', () => form.getFields()).map((f) => [f.getName(), f]));
-  const font = await guardPdf(LABEL, 'write', () => doc.embedFont(StandardFonts.Helvetica));
 
   const requested = Object.entries(input.params.fields);
   const unknown = requested.filter(([name]) => !byName.has(name)).map(([name]) => name);
@@ -45,12 +45,14 @@ export async function fillForm(input: WorkerInput<FillFormParams>): Promise<Work
       { unknown },
     );
   }
-  const problems = requested.map(([name, value]) => checkValue(name, byName.get(name)!, value, font)).filter((p): p is string => p !== null);
+  const problems = requested.map(([name, value]) => checkValue(name, byName.get(name)!, value)).filter((p): p is string => p !== null);
   if (problems.length) throw new PluginError('FORM_VALUE_INVALID', problems.join(' '), { count: problems.length });
 
   guardPdfSync(LABEL, 'write', () => {
     for (const [name, value] of requested) setValue(byName.get(name)!, value);
-    form.updateFieldAppearances(font);
+  });
+  await updateAppearances(form, [...byName.values()], new TextFonts(doc));
+  guardPdfSync(LABEL, 'write', () => {
     // Every field now has an appearance stream; viewers should show those rather than draw their own.
     form.acroForm.dict.set(PDFName.of('NeedAppearances'), PDFBool.False);
     if (input.params.flatten) form.flatten({ updateFieldAppearances: false });
@@ -66,9 +68,50 @@ export async function fillForm(input: WorkerInput<FillFormParams>): Promise<Work
   return { file: { bytes, mimeType: 'application/pdf', filename: 'filled.pdf' }, result };
 }
 
+/**
+ * Regenerates the appearance of every field that needs one (those filled, and any without one), each
+ * text-drawing field in the one font its text needs, and names that font in the field's /DA and the
+ * form's /DR so that a viewer regenerating the appearance draws the same glyphs.
+ */
+async function updateAppearances(form: PDFForm, fields: PDFField[], fonts: TextFonts): Promise<void> {
+  const resources = new FormFontResources(form);
+  for (const field of fields) {
+    if (field instanceof PDFSignature || !field.needsAppearancesUpdate()) continue;
+    if (field instanceof PDFCheckBox || field instanceof PDFRadioGroup) {
+      guardPdfSync(LABEL, 'write', () => field.updateAppearances());
+      continue;
+    }
+    const text = shownText(field);
+    const choice = singleFace(text);
+    // Values asked for were checked up front; this catches a field left as it was that has no appearance yet.
+    if (!('face' in choice)) throw new PluginError('FORM_VALUE_INVALID', `${fieldRef(field.getName())} (not filled, but without an appearance): ${fontProblem(choice)}`);
+    const font = await guardPdf(LABEL, 'write', () => fonts.font(choice.face));
+    guardPdfSync(LABEL, 'write', () => {
+      (field as PDFTextField | PDFDropdown | PDFOptionList | PDFButton).updateAppearances(font);
+      resources.use(field, font);
+    });
+  }
+}
+
+/** The text a field's appearance draws: a list box shows all its options, a push button its captions. */
+function shownText(field: PDFField, value?: string): string {
+  if (field instanceof PDFOptionList) return [...field.getOptions(), value ?? ''].join('\n');
+  if (field instanceof PDFTextField) return value ?? field.getText() ?? '';
+  if (field instanceof PDFDropdown) return value ?? field.getSelected().join('\n');
+  if (field instanceof PDFButton) return field.acroField.getWidgets().map((w) => w.getAppearanceCharacteristics()?.getCaptions()?.normal ?? '').join('\n');
+  return '';
+}
+
+function fontProblem(choice: { missing: string[] } | { split: FaceId[] }): string {
+  if ('missing' in choice) return `no bundled font has ${choice.missing.length === 1 ? 'the character' : 'the characters'} ${describeChars(choice.missing)}; form text is drawn in ${FONT_RULE}.`;
+  return `its characters need ${listOf(choice.split.map((f) => FACE_NAMES[f]))} together, but a form field is drawn in one font; leave out the characters that only one of them has, or put them in another field.`;
+}
+
+const fieldRef = (name: string) => `fields[${JSON.stringify(name)}]`;
+
 /** Why `value` does not suit `field` (one sentence naming `fields.<name>`), or null when it does. */
-function checkValue(name: string, field: PDFField, value: string | boolean, font: PDFFont): string | null {
-  const where = `fields[${JSON.stringify(name)}]`;
+function checkValue(name: string, field: PDFField, value: string | boolean): string | null {
+  const where = fieldRef(name);
   const type = fieldType(field);
   const options = fieldOptions(field);
   if (type === 'button' || type === 'signature') return `${where} is a ${TYPE_WORDS[type]}; it holds no value and cannot be filled.`;
@@ -83,24 +126,9 @@ function checkValue(name: string, field: PDFField, value: string | boolean, font
     if (max !== undefined && value.length > max) return `${where} takes at most ${max} characters; the value has ${value.length}.`;
     if (type === 'text' && /[\r\n]/.test(value)) return `${where} is a single-line text field; the value may not contain line breaks.`;
   }
-  const bad = unencodable(value, font);
-  if (bad !== null) {
-    return `${where}: the character ${JSON.stringify(bad)} (U+${bad.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}) cannot be shown with the form font (Helvetica, Windows-1252 characters only).`;
-  }
-  return null;
-}
-
-/** The first character of `text` the standard font cannot encode (line breaks aside), or null. */
-function unencodable(text: string, font: PDFFont): string | null {
-  for (const char of text) {
-    if (char === '\n' || char === '\r') continue;
-    try {
-      font.encodeText(char);
-    } catch {
-      return char;
-    }
-  }
-  return null;
+  if (type === 'radio') return null; // a radio button draws its own mark, not the option's text
+  const choice = singleFace(shownText(field, value));
+  return 'face' in choice ? null : `${where}: ${fontProblem(choice)}`;
 }
 
 function setValue(field: PDFField, value: string | boolean): void {

@@ -11,7 +11,8 @@ const WatermarkInput = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 500,
-        description: 'Text of the watermark; `\\n` starts a new line. Drawn in Helvetica, so limited to Windows-1252 characters. Give `text` or `imageFileId`, not both.',
+        description:
+          'Text of the watermark; `\\n` starts a new line. Drawn in Helvetica when all of it is Windows-1252, otherwise in embedded subsets of the bundled Noto Sans (Latin, Greek, Cyrillic), Noto Sans Hebrew, Noto Sans Arabic and Noto Emoji; characters none of them has fail the job. Give `text` or `imageFileId`, not both.',
       }),
     ),
     imageFileId: Type.Optional(Type.String({ format: 'uuid', description: 'Id of an uploaded PNG or JPEG to use as the watermark instead of text.' })),

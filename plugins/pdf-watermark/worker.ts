@@ -1,9 +1,10 @@
 // Worker of pdf.watermark: builds the watermark once (a form XObject for text, an image XObject), then paints it on each selected page with a small shared content stream.
-import { PDFArray, PDFDict, PDFName, PDFRef, StandardFonts, type PDFContext, type PDFDocument, type PDFFont, type PDFObject } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFName, PDFRef, type PDFContext, type PDFDocument, type PDFFont, type PDFObject } from 'pdf-lib';
 import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
 import { resolveSpecs } from '../lib/page-selection.js';
 import { guardPdf, guardPdfSync, openPdf, savePdf } from '../lib/pdf-load.js';
 import { pageTurn, visibleBox } from '../lib/pdf-page-box.js';
+import { FONT_RULE, TextFonts, describeChars, isWinAnsi, planLine, type FaceId } from '../lib/pdf-text-fonts.js';
 import type { WatermarkParams, WatermarkResultBody } from './contract.js';
 
 const LABEL = 'fileId';
@@ -67,22 +68,41 @@ export async function watermark(input: WorkerInput<WatermarkParams>): Promise<Wo
 }
 
 async function textStamp(doc: PDFDocument, params: WatermarkParams): Promise<Stamp> {
-  const font = await guardPdf(LABEL, 'write', () => doc.embedFont(StandardFonts.Helvetica));
   const size = params.fontSize;
   const lines = params.text!.split(/\r\n|\r|\n/);
-  lines.forEach((line) => checkEncodable(line, font));
-  const widths = lines.map((line) => font.widthOfTextAtSize(line, size));
+  // One font rule for the whole text, so that every line looks alike: Helvetica only when all of it is Windows-1252.
+  const winAnsi = isWinAnsi(lines.join(''));
+  const plans = lines.map((line) => planLine(line, winAnsi));
+  const missing = [...new Set(plans.flatMap((p) => p.missing))];
+  if (missing.length) {
+    throw new PluginError(
+      'WATERMARK_INVALID',
+      `text: no bundled font has ${missing.length === 1 ? 'the character' : 'the characters'} ${describeChars(missing)}; the watermark is drawn in ${FONT_RULE}. Use an image watermark for other scripts.`,
+    );
+  }
+  const fonts = new TextFonts(doc);
+  const faces = [...new Set(plans.flatMap((p) => p.runs.map((r) => r.face)))];
+  const used = new Map<FaceId, { font: PDFFont; name: string }>();
+  for (const face of faces.length ? faces : (['helvetica'] as const)) {
+    used.set(face, { font: await guardPdf(LABEL, 'write', () => fonts.font(face)), name: `F${used.size}` });
+  }
+  const [ascent, full] = [...used.values()].reduce(
+    ([a, f], { font }) => [Math.max(a, font.heightAtSize(size, { descender: false })), Math.max(f, font.heightAtSize(size))],
+    [0, 0],
+  );
+  const runs = plans.map((p) => p.runs.map((r) => ({ ...r, ...used.get(r.face)! })));
+  const widths = runs.map((line) => line.reduce((w, r) => w + r.font.widthOfTextAtSize(r.text, size), 0));
   const width = Math.max(1, ...widths);
-  const ascent = font.heightAtSize(size, { descender: false });
-  const full = font.heightAtSize(size);
   const height = (lines.length - 1) * size * LINE_HEIGHT + full;
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(params.color.slice(i, i + 2), 16) / 255);
-  let ops = `BT /F0 ${num(size)} Tf ${num(r!)} ${num(g!)} ${num(b!)} rg\n`;
-  lines.forEach((line, i) => {
+  let ops = `BT ${num(r!)} ${num(g!)} ${num(b!)} rg\n`;
+  runs.forEach((line, i) => {
     const x = (width - widths[i]!) / 2;
     const y = height - ascent - i * size * LINE_HEIGHT;
-    // encodeText gives a hex string: the user's text never reaches the content stream as syntax.
-    ops += `1 0 0 1 ${num(x)} ${num(y)} Tm ${font.encodeText(line).toString()} Tj\n`;
+    ops += `1 0 0 1 ${num(x)} ${num(y)} Tm`;
+    // encodeText gives a hex string: the user's text never reaches the content stream as syntax. Each Tj moves on by its own width.
+    for (const run of line) ops += ` /${run.name} ${num(size)} Tf ${run.font.encodeText(run.text).toString()} Tj`;
+    ops += '\n';
   });
   ops += 'ET';
   const pad = size * 0.25;
@@ -91,20 +111,9 @@ async function textStamp(doc: PDFDocument, params: WatermarkParams): Promise<Sta
     Type: 'XObject',
     Subtype: 'Form',
     BBox: [-pad, -pad, width + pad, height + pad],
-    Resources: { Font: { F0: font.ref } },
+    Resources: { Font: Object.fromEntries([...used.values()].map(({ font, name }) => [name, font.ref])) },
   });
   return { ref: context.register(form), width, height, scaleFor: () => 1, paint: (name) => `/${name} Do` };
-}
-
-function checkEncodable(line: string, font: PDFFont): void {
-  for (const char of line) {
-    try {
-      font.encodeText(char);
-    } catch {
-      const code = char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-      throw new PluginError('WATERMARK_INVALID', `text: the character ${JSON.stringify(char)} (U+${code}) cannot be drawn with the watermark font (Helvetica, Windows-1252 characters only); use an image watermark for other scripts.`);
-    }
-  }
 }
 
 async function imageStamp(doc: PDFDocument, image: WorkerFile, params: WatermarkParams): Promise<Stamp> {

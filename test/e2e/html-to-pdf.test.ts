@@ -247,6 +247,12 @@ test('a page that never finishes loading fails with PAGE_LOAD_TIMEOUT, and the n
   assert.ok((await pdfText(pdf)).includes('after the hang'));
 });
 
+test('every job gets its own context and page: what one page leaves behind does not reach the next job', async () => {
+  await converted('<p>first</p><script>window.name = "LEFT-BY-THE-FIRST-JOB";</script>');
+  const { pdf } = await converted('<p id="out"></p><script>document.getElementById("out").textContent = "name=[" + window.name + "] pages=" + history.length;</script>');
+  assert.match(await pdfText(pdf), 'name=[] pages=1');
+});
+
 test('a browser killed between jobs is replaced: the next job prints', async () => {
   await converted('<p>warm up</p>');
   const browsers = await chromiumChildren(server.proc.pid!);

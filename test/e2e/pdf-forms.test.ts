@@ -5,7 +5,7 @@ import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/
 import { ApiClient } from '../helpers/api-client.js';
 import { encryptedPdf, makePdf } from '../fixtures/pdfs.js';
 import { libreOfficeFormPdf } from '../fixtures/pdf-forms.js';
-import { pdfFormFields, pdfWidgetCounts, pdftotextPages, qpdfCheck } from '../fixtures/pdf-readers.js';
+import { pdfFormFields, pdfWidgetCounts, pdftotextPages, qpdfCheck, qpdfObjects } from '../fixtures/pdf-readers.js';
 
 const FILL = '/api/v1/dev/tools/pdf/fill-form';
 let server: RunningServer;
@@ -125,11 +125,89 @@ test('fails naming every invalid value with what its field accepts', async () =>
   assert.match(job.error, 'fields["fullName"] is a text: give a string');
 });
 
-test('fails with a clear message for characters the form font cannot show and for line breaks in a one-line field', async () => {
-  const job = await fill({ fileId: formId, fields: { fullName: '张伟', notes: 'ok' } });
+const UNICODE_VALUES = { fullName: 'Ελληνικά Кириллица', notes: 'Ünïcödé – Łódź\nВторая строка', city: 'Zürich – Цюрих' };
+
+type QpdfObjects = Awaited<ReturnType<typeof qpdfObjects>>;
+/** A value of qpdf's JSON with an indirect reference (`"12 0 R"`) replaced by the object it names. */
+function deref(objects: QpdfObjects, v: unknown): any {
+  return typeof v === 'string' && /^\d+ \d+ R$/.test(v) ? (objects[`obj:${v}`]!.value ?? objects[`obj:${v}`]!.stream!.dict) : v;
+}
+/** What qpdf reads of the form: /DR /Font (key → BaseFont and reference) and each field's /DA. */
+async function formFonts(pdf: Uint8Array): Promise<{ dr: Record<string, { baseFont: string; ref: string }>; da: Record<string, string> }> {
+  const objects = await qpdfObjects(pdf);
+  const catalog = Object.values(objects).find((o) => (o.value as any)?.['/Type'] === '/Catalog')!.value as any;
+  const acroForm = deref(objects, catalog['/AcroForm']);
+  const fonts = deref(objects, deref(objects, acroForm['/DR'])?.['/Font']) ?? {};
+  const dr = Object.fromEntries(Object.entries(fonts).map(([key, ref]) => [key.slice(1), { baseFont: String(deref(objects, ref)['/BaseFont']), ref: String(ref) }]));
+  const da: Record<string, string> = {};
+  for (const o of Object.values(objects)) {
+    const v = o.value as any;
+    // qpdf --json=2 writes PDF strings as "u:<text>".
+    if (v?.['/FT'] && typeof v['/T'] === 'string' && typeof v['/DA'] === 'string') da[v['/T'].replace(/^u:/, '')] = v['/DA'].replace(/^u:/, '');
+  }
+  return { dr, da };
+}
+const fontOfDa = (da: string) => /\/(\S+) [\d.]+ Tf/.exec(da)?.[1];
+
+test('fills Greek, Cyrillic and accented Latin in a Noto Sans subset: pdfjs reads the values, poppler shows them, /DA and /DR name the font', async () => {
+  const job = await fill({ fileId: formId, fields: UNICODE_VALUES });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const pdf = (await api.download(job.downloadUrl)).bytes;
+  const fields = await pdfFormFields(pdf);
+  for (const [name, value] of Object.entries(UNICODE_VALUES)) assert.is(fields[name]![0]!.value, value, name);
+  const [text] = await pdftotextPages(pdf);
+  for (const shown of ['Ελληνικά Кириллица', 'Ünïcödé – Łódź', 'Вторая строка', 'Zürich – Цюрих']) assert.ok(text!.includes(shown), `${shown} in:\n${text}`);
+  const check = await qpdfCheck(pdf);
+  assert.ok(check.ok, check.output);
+  // A viewer that rebuilds an appearance finds the embedded font through the field's /DA and the form's /DR.
+  const { dr, da } = await formFonts(pdf);
+  for (const name of Object.keys(UNICODE_VALUES)) {
+    const key = fontOfDa(da[name]!)!;
+    assert.ok(dr[key], `${name}: /DA ${da[name]} names a font in /DR (${Object.keys(dr)})`);
+    assert.match(dr[key]!.baseFont, 'NotoSans-Regular');
+  }
+  assert.ok(pdf.length < 60_000, `${pdf.length} bytes: the font is a subset`);
+});
+
+test('a form filled twice keeps each Noto Sans subset under its own /DR key, and Hebrew takes Noto Sans Hebrew', async () => {
+  const first = await fill({ fileId: formId, fields: { fullName: 'Ελληνικά' } });
+  const second = await fill({ fileId: first.outputFileId, fields: { notes: 'Кириллица', city: 'שלום עולם' } });
+  assert.is(second.status, 'COMPLETED', second.error);
+  const pdf = (await api.download(second.downloadUrl)).bytes;
+  const fields = await pdfFormFields(pdf);
+  assert.is(fields.fullName![0]!.value, 'Ελληνικά');
+  assert.is(fields.notes![0]!.value, 'Кириллица');
+  assert.is(fields.city![0]!.value, 'שלום עולם');
+  const { dr, da } = await formFonts(pdf);
+  const [greek, cyrillic, hebrew] = ['fullName', 'notes', 'city'].map((n) => dr[fontOfDa(da[n]!)!]!);
+  assert.match(greek!.baseFont, 'NotoSans-Regular');
+  assert.match(cyrillic!.baseFont, 'NotoSans-Regular');
+  assert.is.not(greek!.ref, cyrillic!.ref, 'two subsets, two keys');
+  assert.match(hebrew!.baseFont, 'NotoSansHebrew-Regular');
+  const [text] = await pdftotextPages(pdf);
+  for (const shown of ['Ελληνικά', 'Кириллица']) assert.ok(text!.includes(shown), `${shown} in:\n${text}`);
+  assert.ok((await qpdfCheck(pdf)).ok);
+});
+
+test('flatten: true draws Unicode values into the page', async () => {
+  const job = await fill({ fileId: formId, fields: UNICODE_VALUES, flatten: true });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const pdf = (await api.download(job.downloadUrl)).bytes;
+  assert.equal(await pdfFormFields(pdf), {});
+  const [text] = await pdftotextPages(pdf);
+  for (const shown of ['Ελληνικά Кириллица', 'Ünïcödé – Łódź', 'Вторая строка', 'Zürich – Цюрих']) assert.ok(text!.includes(shown), `${shown} in:\n${text}`);
+  const check = await qpdfCheck(pdf);
+  assert.ok(check.ok, check.output);
+});
+
+test('fails naming the field and the characters no bundled font has, or the fonts a value would need together, and for line breaks in a one-line field', async () => {
+  const job = await fill({ fileId: formId, fields: { fullName: '张伟 ✓', notes: 'ok', city: 'Ελληνικά שלום' } });
   assert.is(job.status, 'FAILED');
   assert.is(job.errorCode, 'FORM_VALUE_INVALID');
-  assert.match(job.error, 'fields["fullName"]: the character "张" (U+5F20)');
+  assert.match(job.error, 'fields["fullName"]: no bundled font has the characters "张" (U+5F20), "伟" (U+4F1F), "✓" (U+2713)');
+  assert.match(job.error, 'fields["city"]: its characters need Noto Sans and Noto Sans Hebrew together');
+  assert.not.match(job.error, 'fields["notes"]');
+  assert.is(job.outputFileId, null);
   const lines = await fill({ fileId: formId, fields: { fullName: 'a\nb' } });
   assert.match(lines.error, 'single-line');
 });

@@ -1,12 +1,16 @@
 // POST /tools/pdf/watermark: text and image watermarks, checked with pdfjs (text and its angle), poppler (text, rendered pixels) and qpdf.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createCanvas } from '@napi-rs/canvas';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { GlobalFonts, createCanvas } from '@napi-rs/canvas';
 import { PDFDocument, degrees, rgb } from 'pdf-lib';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts, pdfPixels, pdfTextAngle, pdftotextPages, qpdfCheck, qpdfObjects } from '../fixtures/pdf-readers.js';
+import { decodePng, type Pixels } from '../helpers/image-readers.js';
+import { pdfPageGrey } from '../helpers/poppler.js';
 
 const WATERMARK = '/api/v1/dev/tools/pdf/watermark';
 let server: RunningServer;
@@ -169,6 +173,108 @@ test('tiles text across the whole page, under the content', async () => {
   assert.not.match(second!, 'TILED');
 });
 
+/** One blank page, so that the watermark is all the text and all the ink on it. */
+async function blankPdf(width: number, height: number): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.addPage([width, height]);
+  return doc.save();
+}
+
+/** Total darkness of an image: the sum of 255 − grey over its pixels. */
+const darkness = (p: Pixels) => p.grey.reduce((sum, v) => sum + (255 - v), 0);
+
+/** `text` drawn black at `size` px in Noto Sans by Skia (@napi-rs/canvas), as a reference for how much ink its glyphs have. */
+function canvasDarkness(text: string, size: number): number {
+  const require = createRequire(import.meta.url);
+  const file = path.join(path.dirname(require.resolve('@expo-google-fonts/noto-sans/package.json')), '400Regular/NotoSans_400Regular.ttf');
+  GlobalFonts.registerFromPath(file, 'Reference Noto Sans');
+  const canvas = createCanvas(Math.ceil(size * text.length), Math.ceil(size * 2));
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.fillStyle = '#000000';
+  ctx.font = `${size}px "Reference Noto Sans"`;
+  ctx.fillText(text, 10, size * 1.4);
+  return darkness(decodePng(canvas.toBuffer('image/png')));
+}
+
+/** The font objects of a PDF as qpdf reads them: /BaseFont, and the size of the embedded TrueType file when there is one. */
+async function fontsOf(pdf: Uint8Array): Promise<Array<{ baseFont: string; fontFileBytes: number | null }>> {
+  const objects = await qpdfObjects(pdf);
+  const fonts: Array<{ baseFont: string; fontFileBytes: number | null }> = [];
+  for (const o of Object.values(objects)) {
+    const dict = o.value as Record<string, unknown> | undefined;
+    if (!dict || dict['/Type'] !== '/Font' || dict['/Subtype'] === '/CIDFontType2') continue;
+    let fontFileBytes: number | null = null;
+    const descendants = dict['/DescendantFonts'] as string[] | undefined;
+    if (descendants) {
+      const cid = objects[`obj:${descendants[0]}`]!.value as Record<string, string>;
+      const descriptor = objects[`obj:${cid['/FontDescriptor']}`]!.value as Record<string, string>;
+      fontFileBytes = (objects[`obj:${descriptor['/FontFile2']}`]!.stream!.dict['/Length1'] as number | undefined) ?? null;
+    }
+    fonts.push({ baseFont: String(dict['/BaseFont']), fontFileBytes });
+  }
+  return fonts;
+}
+
+test('draws Greek, Cyrillic and accented Latin in an embedded subset of Noto Sans: poppler extracts the exact text and draws every glyph', async () => {
+  const text = 'Ünïcödé – Ελληνικά – Кириллица';
+  const id = await api.uploadId(await blankPdf(700, 200), 'blank.pdf');
+  const { job, pdf } = await watermark({ fileId: id, text, fontSize: 24, color: '#000000', opacity: 1 });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const [extracted] = await pdftotextPages(pdf);
+  assert.is(extracted!.trim(), text);
+  assert.is((await pdfPageTexts(pdf))[0], text);
+  const check = await qpdfCheck(pdf);
+  assert.ok(check.ok, check.output);
+  // One embedded font, a subset: the full Noto Sans is 629 KB.
+  const fonts = await fontsOf(pdf);
+  assert.is(fonts.length, 1, JSON.stringify(fonts));
+  assert.match(fonts[0]!.baseFont, 'NotoSans-Regular');
+  assert.ok(fonts[0]!.fontFileBytes! < 20_000, `font file of ${fonts[0]!.fontFileBytes} bytes`);
+  assert.ok(pdf.length < 30_000, `${pdf.length} bytes`);
+  // Every glyph is drawn: the page holds as much ink as Skia draws for the same text in Noto Sans (a broken subset leaves glyphs blank).
+  // Again for a second job, which a worker thread serves with the font it parsed for the first.
+  const again = await watermark({ fileId: id, text, fontSize: 24, color: '#000000', opacity: 1 });
+  for (const output of [pdf, again.pdf]) {
+    const ratio = darkness(await pdfPageGrey(output, 1, 72)) / canvasDarkness(text, 24);
+    assert.ok(ratio > 0.85 && ratio < 1.15, `ink ratio ${ratio.toFixed(3)}`);
+  }
+});
+
+test('keeps Helvetica for Windows-1252 text (nothing embedded) and uses Noto Sans for every line once one line needs it', async () => {
+  const id = await api.uploadId(await blankPdf(600, 400), 'blank.pdf');
+  const latin = await watermark({ fileId: id, text: 'Café “Größe” – 10 €' });
+  assert.is(latin.job.status, 'COMPLETED', latin.job.error);
+  assert.equal(await fontsOf(latin.pdf), [{ baseFont: '/Helvetica', fontFileBytes: null }]);
+  assert.is((await pdftotextPages(latin.pdf))[0]!.trim(), 'Café “Größe” – 10 €');
+
+  const mixed = await watermark({ fileId: id, text: 'DRAFT\nΠρόχειρο', fontSize: 30 });
+  assert.is(mixed.job.status, 'COMPLETED', mixed.job.error);
+  assert.equal((await fontsOf(mixed.pdf)).map((f) => f.baseFont.replace(/-\d+$/, '')), ['/NotoSans-Regular']);
+  assert.equal((await pdftotextPages(mixed.pdf))[0]!.trim().split(/\s*\n\s*/), ['DRAFT', 'Πρόχειρο']);
+});
+
+test('draws Hebrew with the Noto Sans Hebrew fallback and an emoji with Noto Emoji, in one line', async () => {
+  const id = await api.uploadId(await blankPdf(600, 200), 'blank.pdf');
+  const text = 'Ελληνικά ✔ שלום';
+  const { job, pdf } = await watermark({ fileId: id, text, fontSize: 24 });
+  assert.is(job.status, 'COMPLETED', job.error);
+  assert.equal((await fontsOf(pdf)).map((f) => f.baseFont.replace(/-\d+$/, '')).sort(), ['/NotoEmoji-Regular', '/NotoSans-Regular', '/NotoSansHebrew-Regular']);
+  // pdftotext marks the right-to-left word with bidi embedding controls; the characters and their order are the input's.
+  assert.is((await pdftotextPages(pdf))[0]!.replace(/[\u202A-\u202E]/g, '').trim(), text);
+  assert.ok((await qpdfCheck(pdf)).ok);
+});
+
+test('fails naming the text and every character no bundled font has (CJK, U+2713), drawing nothing', async () => {
+  const id = await api.uploadId(await makePdf(1), 'one.pdf');
+  const { job } = await watermark({ fileId: id, text: 'Ünïcödé – Ελληνικά – Кириллица – 中文? – ✓' });
+  assert.is(job.status, 'FAILED');
+  assert.is(job.errorCode, 'WATERMARK_INVALID');
+  assert.match(job.error, 'text: no bundled font has the characters "中" (U+4E2D), "文" (U+6587), "✓" (U+2713)');
+  assert.is(job.outputFileId, null);
+});
+
 test('fails clearly for neither or both of text and image, unprintable text, and too dense tiling', async () => {
   const id = await api.uploadId(await makePdf(1), 'one.pdf');
   const red = await api.uploadId(solidImage('#ff0000', 10, 10, 'png'), 'red.png');
@@ -179,7 +285,7 @@ test('fails clearly for neither or both of text and image, unprintable text, and
   assert.match(both.job.error, 'not both');
   const cjk = await watermark({ fileId: id, text: 'Secret 秘密' });
   assert.is(cjk.job.errorCode, 'WATERMARK_INVALID');
-  assert.match(cjk.job.error, '"秘" (U+79D8)');
+  assert.match(cjk.job.error, 'text: no bundled font has the characters "秘" (U+79D8), "密" (U+5BC6)');
   const dense = await watermark({ fileId: id, text: '.', fontSize: 4, tileGap: 0, position: 'tile' });
   assert.is(dense.job.errorCode, 'WATERMARK_INVALID');
   assert.match(dense.job.error, 'tileGap');
