@@ -1,5 +1,5 @@
 // Worker of pdf.fill-form: checks every requested value against its field first, then sets them, regenerates appearances, and flattens on request.
-import { PDFBool, PDFButton, PDFCheckBox, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFField, type PDFForm } from 'pdf-lib';
+import { PDFArray, PDFBool, PDFButton, PDFCheckBox, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFRef, PDFSignature, PDFTextField, type PDFDocument, type PDFField, type PDFForm } from 'pdf-lib';
 import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
 import { FormFontResources, checkFieldTree, fieldOptions, fieldType, formPresence, openForm, type FieldType } from '../lib/pdf-form.js';
 import { guardPdf, guardPdfSync, openPdf, savePdf } from '../lib/pdf-load.js';
@@ -55,7 +55,10 @@ export async function fillForm(input: WorkerInput<FillFormParams>): Promise<Work
   guardPdfSync(LABEL, 'write', () => {
     // Every field now has an appearance stream; viewers should show those rather than draw their own.
     form.acroForm.dict.set(PDFName.of('NeedAppearances'), PDFBool.False);
-    if (input.params.flatten) form.flatten({ updateFieldAppearances: false });
+    if (input.params.flatten) {
+      form.flatten({ updateFieldAppearances: false });
+      pruneDeletedAnnotations(doc);
+    }
   });
   const bytes = await savePdf(doc, 'the filled PDF', objectStreams);
   const result: FillFormResultBody = {
@@ -153,4 +156,21 @@ function describeAll(fields: PDFField[]): string {
 function listOf(items: string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/**
+ * Drops page /Annots entries whose object is gone. pdf-lib's flatten deletes every widget, but for check
+ * boxes and radio buttons it looks for the widget's reference among its appearance streams and so leaves
+ * it in the page's /Annots: a reference to a missing object, over which poppler declares the cross-reference
+ * table broken and rebuilds it.
+ */
+function pruneDeletedAnnotations(doc: PDFDocument): void {
+  for (const page of doc.getPages()) {
+    const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
+    if (!annots) continue;
+    for (let i = annots.size() - 1; i >= 0; i--) {
+      const entry = annots.get(i);
+      if (entry instanceof PDFRef && !doc.context.lookup(entry)) annots.remove(i);
+    }
+  }
 }

@@ -117,7 +117,8 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 /** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
 export async function startExpectingFailure(opts: ServerOptions): Promise<{ code: number | null; output: string }> {
   const { proc, output } = spawnServer(opts);
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+  // A setting a plugin reads is checked when that plugin loads, as late as a normal start.
+  const timer = setTimeout(() => proc.kill('SIGKILL'), START_TIMEOUT_MS);
   const [code] = (await once(proc, 'exit')) as [number | null];
   clearTimeout(timer);
   return { code, output: output() };
