@@ -114,6 +114,10 @@ export function createServer(kernel: Kernel): QuireServer {
   const server = http.createServer(app.handler as unknown as http.RequestListener);
   server.requestTimeout = 10 * 60_000;
   server.headersTimeout = 30_000;
+  // An idle keep-alive connection stays open 65 s (Node's default is 5 s), longer than the idle timeouts of
+  // common proxies and load balancers (60 s): the server closing a connection the client has just reused
+  // fails that request, and a POST is not retried by clients.
+  server.keepAliveTimeout = 65_000;
 
   return {
     server,

@@ -2,6 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
@@ -18,6 +19,22 @@ test.before(async () => {
 test.after(async () => {
   await server.stop();
   cleanup(server.dataDir);
+});
+
+test('keeps an idle keep-alive connection 65 s and says so, longer than a proxy\'s usual 60 s', async () => {
+  const agent = new http.Agent({ keepAlive: true });
+  try {
+    const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+      http.get(`${server.baseUrl}/healthz`, { agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers));
+      }).on('error', reject);
+    });
+    assert.is(headers.connection, 'keep-alive');
+    assert.is(headers['keep-alive'], 'timeout=65');
+  } finally {
+    agent.destroy();
+  }
 });
 
 test('records an upload with its detected type, size, page count and expiry', async () => {
