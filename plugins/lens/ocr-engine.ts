@@ -1,36 +1,125 @@
 // Tesseract (tesseract.js, WebAssembly) for pages without a text layer. Everything is local: the core and
 // worker script come from node_modules, the English LSTM model from @tesseract.js-data/eng; nothing is
-// downloaded and no cache file is written. tesseract.js runs its own worker thread inside this plugin's
+// downloaded and no cache file is written. tesseract.js runs its own worker threads inside this plugin's
 // worker thread, so a crash fails only the job.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Worker as TesseractWorker } from 'tesseract.js';
+import type { Worker as TesseractWorker, Bbox } from 'tesseract.js';
 
 const require = createRequire(import.meta.url);
 /** The integer-quantised LSTM model: the one tesseract.js picks for OEM LSTM_ONLY, fast and accurate. */
 const LANG_PATH = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 
+/** A recognised word in image pixels (y grows downwards). */
+export interface OcrWord {
+  text: string;
+  x0: number;
+  x1: number;
+  /** Baseline height at the word's left and right edges (the line's baseline, which follows any skew). */
+  baseLeft: number;
+  baseRight: number;
+  /** The line's height from descender to ascender: about the font size in pixels. */
+  size: number;
+  /** Tesseract's confidence, 0–100. */
+  confidence: number;
+}
+
+export interface OcrPage {
+  words: OcrWord[];
+  /** Skew of the text lines in radians (positive: lines fall to the right), from their baselines. */
+  skew: number;
+}
+
 /**
- * A Tesseract engine for the scanned pages of one job: created on the first such page, ended with the job
- * (`close`), so nothing of one job's recognition can reach the next.
+ * Tesseract engines for the scanned pages of one job: up to `threads` workers, created as pages arrive and
+ * ended with the job (`close`), so nothing of one job's recognition can reach the next. With two workers,
+ * two pages are recognised at once (tesseract.js gives each worker a thread of its own).
  */
 export class OcrSession {
-  #worker: Promise<TesseractWorker> | undefined;
+  readonly #threads: number;
+  readonly #all: Array<Promise<TesseractWorker>> = [];
+  readonly #idle: TesseractWorker[] = [];
+  readonly #waiting: Array<(w: TesseractWorker) => void> = [];
 
-  /** Recognises a page image (PNG bytes); returns its text with paragraphs separated by blank lines. */
-  async recognise(png: Uint8Array): Promise<string> {
-    this.#worker ??= (async () => {
-      const { createWorker, OEM } = await import('tesseract.js');
-      return createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true });
-    })();
-    const w = await this.#worker;
-    const { data } = await w.recognize(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
-    return data.text;
+  constructor(threads = 1) {
+    this.#threads = Math.max(1, threads);
+  }
+
+  async #acquire(): Promise<TesseractWorker> {
+    const idle = this.#idle.pop();
+    if (idle) return idle;
+    if (this.#all.length < this.#threads) {
+      const created = (async () => {
+        const { createWorker, OEM } = await import('tesseract.js');
+        // Without an errorHandler tesseract.js rethrows a failed recognition on the thread's event loop (an
+        // uncaught exception) besides rejecting its promise; the rejection is enough.
+        return createWorker('eng', OEM.LSTM_ONLY, { langPath: LANG_PATH, cacheMethod: 'none', gzip: true, errorHandler: () => undefined });
+      })();
+      this.#all.push(created);
+      return created;
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  #release(w: TesseractWorker): void {
+    const next = this.#waiting.shift();
+    if (next) next(w);
+    else this.#idle.push(w);
+  }
+
+  /** Recognises a page image (PNG, JPEG or PGM bytes): its words with their boxes, line baselines and sizes. */
+  async recognise(image: Uint8Array): Promise<OcrPage> {
+    const w = await this.#acquire();
+    try {
+      const { data } = await w.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength), {}, { blocks: true, text: false });
+      return pageOf(data.blocks ?? []);
+    } finally {
+      this.#release(w);
+    }
   }
 
   async close(): Promise<void> {
-    const w = this.#worker;
-    this.#worker = undefined;
-    if (w) await (await w.catch(() => null))?.terminate().catch(() => undefined);
+    const all = this.#all.splice(0);
+    this.#idle.length = 0;
+    await Promise.all(all.map(async (p) => (await p.catch(() => null))?.terminate().catch(() => undefined)));
   }
+}
+
+type Blocks = NonNullable<Awaited<ReturnType<TesseractWorker['recognize']>>['data']['blocks']>;
+
+function pageOf(blocks: Blocks): OcrPage {
+  const words: OcrWord[] = [];
+  // Skew: the baselines' slopes weighted by their length (long lines measure it best).
+  let slope = 0;
+  let weight = 0;
+  for (const block of blocks) {
+    for (const para of block.paragraphs) {
+      for (const line of para.lines) {
+        const b = line.baseline;
+        const run = b.x1 - b.x0;
+        if (run > 0) {
+          slope += ((b.y1 - b.y0) / run) * run;
+          weight += run;
+        }
+        const at = (x: number) => (run > 0 ? b.y0 + ((b.y1 - b.y0) * (x - b.x0)) / run : b.y0);
+        // rowHeight is x-height + ascenders + descenders, which is close to the font size in pixels.
+        const size = line.rowAttributes?.rowHeight || height(line.bbox);
+        for (const w of line.words) {
+          const text = w.text.trim();
+          if (!text || noise(text, w.confidence)) continue;
+          words.push({ text, x0: w.bbox.x0, x1: w.bbox.x1, baseLeft: at(w.bbox.x0), baseRight: at(w.bbox.x1), size, confidence: w.confidence });
+        }
+      }
+    }
+  }
+  return { words, skew: weight > 0 ? Math.atan(slope / weight) : 0 };
+}
+
+function height(b: Bbox): number {
+  return Math.max(1, b.y1 - b.y0);
+}
+
+/** Specks read as words: no letter or digit and low confidence ("'", "~", "|" from dirt on the glass). */
+function noise(text: string, confidence: number): boolean {
+  return confidence < 60 && !/[\p{L}\p{N}]/u.test(text);
 }
