@@ -136,8 +136,11 @@ const COLUMN_LINES = 4;
  */
 function findGutters(lines: Line[], pageWidth: number): number[] {
   if (lines.length < 6) return [];
-  const xmin = Math.min(...lines.map((l) => l.x0));
-  const xmax = Math.max(...lines.map((l) => l.x1));
+  // The text's extent, robust to a stray mark: the 5th percentile of line starts, the 95th of line ends.
+  const starts = lines.map((l) => l.x0).sort((a, b) => a - b);
+  const ends = lines.map((l) => l.x1).sort((a, b) => a - b);
+  const xmin = starts[Math.floor(starts.length * 0.05)]!;
+  const xmax = ends[Math.ceil(ends.length * 0.95) - 1]!;
   const span = xmax - xmin;
   if (span < pageWidth * 0.3) return [];
   const allowed = lines.length * 0.2;
@@ -207,13 +210,16 @@ export function bodySize(lines: Line[]): number {
  * with the same number (≥ 2) of cells whose left edges line up. Paragraphs: consecutive lines closer than
  * 1.6 line heights; a line ending in a hyphen joins the next without it.
  */
-export function toBlocks(lines: Line[], body: number, levels: number[]): Block[] {
+export function toBlocks(lines: Line[], body: number, levels: number[], ocr = false): Block[] {
   const blocks: Block[] = [];
   // Line pitch inside a paragraph: the lower quartile of neighbouring baseline distances, at most 1.38 em
   // (single spacing is 1.15–1.35 em). A wider gap ends a paragraph; when every gap is wider (one-line
   // paragraphs, as label lines are) each line is its own paragraph.
   const deltas = lines.slice(1).map((l, k) => lines[k]!.y - l.y).filter((d) => d > 0).sort((a, b) => a - b);
   const pitch = Math.min(deltas[Math.floor(deltas.length / 4)] ?? Infinity, 1.38 * body);
+  // OCR baselines and sizes are measured to ±1.5 pt on a poor scan (a text layer's are exact): a paragraph
+  // break there needs a clearer gap (paragraph spacing is 1.4 line pitches or more) and size change.
+  const [gapRatio, sizeStep] = ocr ? [1.25, Math.max(0.6, body * 0.1)] : [1.06, 0.6];
   let para: Line[] = [];
   const flushPara = () => {
     if (para.length) blocks.push({ kind: 'paragraph', text: joinLines(para.map((l) => l.text)) });
@@ -237,7 +243,7 @@ export function toBlocks(lines: Line[], body: number, levels: number[]): Block[]
     const prev = para[para.length - 1];
     // Consecutive label lines ("Date: …", "Total: …") stay apart even when set close, so each keeps its value.
     const labels = prev && LABEL_LINE.test(prev.text) && LABEL_LINE.test(line.text);
-    if (prev && (prev.y - line.y > pitch * 1.06 || Math.abs(prev.size - line.size) > 0.6 || prev.y < line.y || labels)) flushPara();
+    if (prev && (prev.y - line.y > pitch * gapRatio || Math.abs(prev.size - line.size) > sizeStep || prev.y < line.y || labels)) flushPara();
     para.push(line);
   }
   flushPara();

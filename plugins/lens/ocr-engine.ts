@@ -94,7 +94,13 @@ function pageOf(blocks: Blocks): OcrPage {
   let weight = 0;
   for (const block of blocks) {
     for (const para of block.paragraphs) {
-      for (const line of para.lines) {
+      // rowHeight is x-height + ascenders + descenders, close to the font size in pixels. One line's value
+      // varies by ±15% on a poor scan, so a line within 20% of its paragraph's median takes the median; a
+      // line further off (a heading Tesseract put in the paragraph) keeps its own.
+      const rows = para.lines.map((l) => l.rowAttributes?.rowHeight || height(l.bbox));
+      const typical = median(rows);
+      for (const [k, line] of para.lines.entries()) {
+        const size = Math.abs(rows[k]! - typical) <= typical * 0.2 ? typical : rows[k]!;
         const b = line.baseline;
         const run = b.x1 - b.x0;
         if (run > 0) {
@@ -102,13 +108,8 @@ function pageOf(blocks: Blocks): OcrPage {
           weight += run;
         }
         const at = (x: number) => (run > 0 ? b.y0 + ((b.y1 - b.y0) * (x - b.x0)) / run : b.y0);
-        // rowHeight is x-height + ascenders + descenders, which is close to the font size in pixels.
-        const size = line.rowAttributes?.rowHeight || height(line.bbox);
-        for (const w of line.words) {
-          const text = w.text.trim();
-          if (!text || noise(text, w.confidence)) continue;
-          words.push({ text, x0: w.bbox.x0, x1: w.bbox.x1, baseLeft: at(w.bbox.x0), baseRight: at(w.bbox.x1), size, confidence: w.confidence });
-        }
+        const kept = line.words.filter((w, k) => w.text.trim() && !noise(w, line.words[k - 1], line.words[k + 1], size));
+        for (const w of kept) words.push({ text: w.text.trim(), x0: w.bbox.x0, x1: w.bbox.x1, baseLeft: at(w.bbox.x0), baseRight: at(w.bbox.x1), size, confidence: w.confidence });
       }
     }
   }
@@ -119,7 +120,19 @@ function height(b: Bbox): number {
   return Math.max(1, b.y1 - b.y0);
 }
 
-/** Specks read as words: no letter or digit and low confidence ("'", "~", "|" from dirt on the glass). */
-function noise(text: string, confidence: number): boolean {
-  return confidence < 60 && !/[\p{L}\p{N}]/u.test(text);
+function median(xs: number[]): number {
+  const sorted = xs.filter((x) => x > 0).sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 1;
+}
+
+type OcrWordBox = { text: string; confidence: number; bbox: Bbox };
+
+/**
+ * Specks read as words: no letter or digit, and either low confidence or far (over two font sizes) from the
+ * words beside it ("'", "~", ":" from dirt on the glass, which would otherwise widen the text's extent).
+ */
+function noise(w: OcrWordBox, prev: OcrWordBox | undefined, next: OcrWordBox | undefined, size: number): boolean {
+  if (/[\p{L}\p{N}]/u.test(w.text)) return false;
+  const apart = (!prev || w.bbox.x0 - prev.bbox.x1 > 2 * size) && (!next || next.bbox.x0 - w.bbox.x1 > 2 * size);
+  return w.confidence < 60 || apart;
 }

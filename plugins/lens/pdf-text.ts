@@ -76,7 +76,7 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
 
   const pages = raw.map(
     (p, k): PageText => ({
-      blocks: toBlocks(bodies[k]!, body, levels),
+      blocks: toBlocks(bodies[k]!, body, levels, p.source === 'ocr'),
       header: split[k]!.top.filter((l) => running(l.text)).map((l) => l.text),
       footer: split[k]!.bottom.filter((l) => running(l.text)).map((l) => l.text),
       source: p.source,

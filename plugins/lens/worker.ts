@@ -6,7 +6,7 @@ import type { Block, PageText } from './layout.js';
 import { docxBlocks, odtBlocks } from './office-text.js';
 import { normaliseMarkdown, toDocumentJson, toExtendedMarkdown, toMarkdown } from './output.js';
 import { openPdf, readPdf, type PdfText } from './pdf-text.js';
-import { classify as classifyText, documentLines, extractField, placeholderType, safePart, type FieldValue } from './understand.js';
+import { classify as classifyText, documentLines, extractField, letterhead, placeholderType, safePart, type FieldValue } from './understand.js';
 import type { ClassifyParams, ExtractParams, FilenameParams, OcrParams } from './contract.js';
 
 const PDF = 'application/pdf';
@@ -96,7 +96,7 @@ export async function extract(input: WorkerInput<ExtractParams>): Promise<Worker
   const data: Record<string, FieldValue> = {};
   const fieldsMissing: string[] = [];
   for (const [name, spec] of Object.entries(input.params.fields)) {
-    data[name] = extractField(lines, name, spec.type as never, spec.description);
+    data[name] = extractField(lines, name, spec.type as never, spec.description) ?? (spec.type === 'string' ? letterhead(pages, name) : null);
     if (data[name] === null) fieldsMissing.push(name);
   }
   return { result: { data, fieldsMissing } };
@@ -109,7 +109,7 @@ export async function generateFilename(input: WorkerInput<FilenameParams>): Prom
   const schema = input.params.filenameSchema;
   for (const [, name] of schema.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
     if (name! in placeholders) continue;
-    let value = extractField(lines, name!, placeholderType(name!));
+    let value = extractField(lines, name!, placeholderType(name!)) ?? (placeholderType(name!) === 'string' ? letterhead(pages, name!) : null);
     // A title is the first heading when no line is labelled with it.
     if (value === null && /^(title|subject|heading)$/i.test(name!)) value = pages.flatMap((p) => p.blocks).find((b) => b.kind === 'heading')?.text ?? null;
     placeholders[name!] = value === null ? 'unknown' : safePart(Array.isArray(value) ? value.join('-') : String(value));
