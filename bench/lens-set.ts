@@ -327,7 +327,7 @@ export function report(seed: number, type = 'pdf'): Labelled {
 export function newsletter(seed: number, columns = 3): Labelled {
   const r = random(seed);
   const topics = ['orchards', 'harbours', 'libraries', 'bridges', 'gardens', 'markets', 'railways'];
-  const paras = Array.from({ length: 12 }, (_, k) =>
+  const paras = Array.from({ length: 10 }, (_, k) =>
     Array.from({ length: 5 }, (_, i) => `Item ${k * 5 + i + 1} is about ${pick(r, topics)} and the people who look after them.`).join(' '),
   );
   const doc = {

@@ -241,8 +241,9 @@ export function toBlocks(lines: Line[], body: number, levels: number[], ocr = fa
       continue;
     }
     const prev = para[para.length - 1];
-    // Consecutive label lines ("Date: …", "Total: …") stay apart even when set close, so each keeps its value.
-    const labels = prev && LABEL_LINE.test(prev.text) && LABEL_LINE.test(line.text);
+    // A label line ("Date: …", "Total amount due: …") starts a paragraph even when set close to the line
+    // before (an address line, another label line), so each label keeps its value.
+    const labels = LABEL_LINE.test(line.text);
     if (prev && (prev.y - line.y > pitch * gapRatio || Math.abs(prev.size - line.size) > sizeStep || prev.y < line.y || labels)) flushPara();
     para.push(line);
   }
@@ -250,8 +251,8 @@ export function toBlocks(lines: Line[], body: number, levels: number[], ocr = fa
   return blocks;
 }
 
-/** A line that starts with a short capitalised label and a colon: "Invoice number: …", "Tel.: …". */
-const LABEL_LINE = /^\s*[\p{Lu}\p{N}#][\p{L}\p{N}#.\/ -]{0,30}:/u;
+/** A line that starts with a capitalised label of one to three words and a colon: "Invoice number: …", "Tel.: …". */
+const LABEL_LINE = /^\s*[\p{Lu}\p{N}#][\p{L}\p{N}#.\/-]*(?: [\p{L}\p{N}#.\/-]+){0,2}:/u;
 
 /** Sizes within 7% of each other are one heading level (OCR measures sizes only to a few percent). */
 const LEVEL_RATIO = 0.93;

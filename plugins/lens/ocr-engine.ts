@@ -94,13 +94,7 @@ function pageOf(blocks: Blocks): OcrPage {
   let weight = 0;
   for (const block of blocks) {
     for (const para of block.paragraphs) {
-      // rowHeight is x-height + ascenders + descenders, close to the font size in pixels. One line's value
-      // varies by ±15% on a poor scan, so a line within 20% of its paragraph's median takes the median; a
-      // line further off (a heading Tesseract put in the paragraph) keeps its own.
-      const rows = para.lines.map((l) => l.rowAttributes?.rowHeight || height(l.bbox));
-      const typical = median(rows);
-      for (const [k, line] of para.lines.entries()) {
-        const size = Math.abs(rows[k]! - typical) <= typical * 0.2 ? typical : rows[k]!;
+      for (const line of para.lines) {
         const b = line.baseline;
         const run = b.x1 - b.x0;
         if (run > 0) {
@@ -108,8 +102,17 @@ function pageOf(blocks: Blocks): OcrPage {
           weight += run;
         }
         const at = (x: number) => (run > 0 ? b.y0 + ((b.y1 - b.y0) * (x - b.x0)) / run : b.y0);
-        const kept = line.words.filter((w, k) => w.text.trim() && !noise(w, line.words[k - 1], line.words[k + 1], size));
-        for (const w of kept) words.push({ text: w.text.trim(), x0: w.bbox.x0, x1: w.bbox.x1, baseLeft: at(w.bbox.x0), baseRight: at(w.bbox.x1), size, confidence: w.confidence });
+        const kept = line.words.filter((w, k) => w.text.trim() && !noise(w, line.words[k - 1], line.words[k + 1], line.rowAttributes?.rowHeight || height(line.bbox)));
+        // Each word's size from its own box (see wordSize); a word within 15% of its line's median takes the
+        // median, so one word's jitter does not change the line, while a line Tesseract ran across columns
+        // of different sizes keeps each part's own.
+        const sizes = kept.map((w) => wordSize(w.text.trim(), height(w.bbox)));
+        const typical = median(sizes.filter((x): x is number => x !== null)) || line.rowAttributes?.rowHeight || height(line.bbox);
+        kept.forEach((w, k) => {
+          const own = sizes[k] ?? typical;
+          const size = Math.abs(own - typical) <= typical * 0.15 ? typical : own;
+          words.push({ text: w.text.trim(), x0: w.bbox.x0, x1: w.bbox.x1, baseLeft: at(w.bbox.x0), baseRight: at(w.bbox.x1), size, confidence: w.confidence });
+        });
       }
     }
   }
@@ -118,6 +121,22 @@ function pageOf(blocks: Blocks): OcrPage {
 
 function height(b: Bbox): number {
   return Math.max(1, b.y1 - b.y0);
+}
+
+/** Letters that reach the ascender or cap height, and those that reach below the baseline. */
+const ASCENDING = /[A-Z0-9bdfhklijt!?%&#@$£€()[\]{}\/\\|]/;
+const DESCENDING = /[gjpqyQ()[\]{}|]/;
+
+/**
+ * A word's font size from the height of its box, by the kinds of letter it holds: in common text faces
+ * x-height is about 0.52 em, ascenders and capitals 0.73 em, descenders reach 0.21 em below the baseline.
+ * Tesseract's row height is no use where it joins lines of neighbouring columns into one. Null for a word
+ * of two characters or fewer, or of punctuation only, whose box says little.
+ */
+function wordSize(text: string, boxHeight: number): number | null {
+  if (text.length < 3 || !/[\p{L}\p{N}]/u.test(text)) return null;
+  const em = (ASCENDING.test(text) ? 0.73 : 0.52) + (DESCENDING.test(text) ? 0.21 : 0);
+  return boxHeight / em;
 }
 
 function median(xs: number[]): number {

@@ -193,8 +193,26 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
       }
     }
   }
-  const value = best?.value ?? null;
+  const value = best?.value ?? (type === 'date' ? documentDate(lines, nameWords) : null);
   return typeof value === 'string' ? partyName(name, value) : value;
+}
+
+/** Name words of a field that asks for the document's own date ("date", "receipt_date", "purchase_date"). */
+const DOCUMENT_DATE = new Set(['date', 'receipt', 'purchase', 'transaction', 'document', 'issue', 'issued', 'sale']);
+
+/**
+ * The document's date when no label names it: the first full date in the text, for a field that asks for
+ * the document's own date only. A till receipt prints its date on a line of its own ("2024-03-07 14:22").
+ */
+function documentDate(lines: TextLine[], nameWords: string[]): FieldValue {
+  if (!nameWords.includes('date') || !nameWords.every((w) => DOCUMENT_DATE.has(w))) return null;
+  for (const line of lines) {
+    for (const cell of line) {
+      const value = parseValue(cell, 'date');
+      if (value !== null) return value;
+    }
+  }
+  return null;
 }
 
 /** Words of a label: as `words`, but "From" and "To" count ("From: Northwind", "Bill to: Contoso"). */

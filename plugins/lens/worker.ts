@@ -55,13 +55,21 @@ function utf8(file: WorkerFile): string {
 function markdownBlocks(md: string): Block[] {
   const blocks: Block[] = [];
   const body = md.replace(/^\uFEFF/, '').replace(/^---\n[\s\S]*?\n---\n/, '');
+  let previous = '';
   for (const raw of body.split(/\r?\n/)) {
     const line = raw.trim();
+    const before = previous;
+    previous = line;
     if (!line || /^\|?\s*:?-{3,}/.test(line) || /^(-{3,}|\*{3,}|:::.*|```.*)$/.test(line)) continue;
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (h) blocks.push({ kind: 'heading', level: h[1]!.length, text: plain(h[2]!) });
-    else if (line.startsWith('|')) blocks.push({ kind: 'table', rows: [line.replace(/^\||\|$/g, '').split('|').map((c) => plain(c.trim()))] });
-    else blocks.push({ kind: 'paragraph', text: plain(line.replace(/^([-*+]|\d+[.)])\s+/, '')) });
+    else if (line.startsWith('|')) {
+      // Consecutive rows are one table, so a header row stays above its values.
+      const row = line.replace(/^\||\|$/g, '').split('|').map((c) => plain(c.trim()));
+      const last = blocks[blocks.length - 1];
+      if (last?.kind === 'table' && before.startsWith('|')) last.rows.push(row);
+      else blocks.push({ kind: 'table', rows: [row] });
+    } else blocks.push({ kind: 'paragraph', text: plain(line.replace(/^([-*+]|\d+[.)])\s+/, '')) });
   }
   return blocks;
 }
