@@ -209,13 +209,13 @@ try {
   const pagesDoc = { document: { type: 'pdf', size: 'A4' }, sections: Array.from({ length: 12 }, (_, i) => report(800 + i).doc.sections[0]) };
   const longPdf = await renderFile(api, pagesDoc);
   writeFileSync(path.join(tmp, 'long.pdf'), longPdf);
-  const pageCount = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [path.join(tmp, 'long.pdf')]).toString())![1]);
+  const pageCount = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [path.join(tmp, 'long.pdf')], { stdio: ['ignore', 'pipe', 'ignore'] }).toString())![1]);
   const longId = await api.uploadId(longPdf, 'long.pdf');
   let cpu0 = cpuSecondsOf(pid);
   const longJob = await lensJob(api, 'ocr', { fileId: longId, outputFormat: 'md' });
   const textCpu = cpuSecondsOf(pid)! - cpu0!;
   let t = performance.now();
-  for (let k = 0; k < 3; k++) execFileSync('pdftotext', ['-layout', path.join(tmp, 'long.pdf'), '-']);
+  for (let k = 0; k < 3; k++) execFileSync('pdftotext', ['-layout', path.join(tmp, 'long.pdf'), '-'], { stdio: ['ignore', 'pipe', 'ignore'] });
   const pdftotextMs = (performance.now() - t) / 3;
 
   const multi = [invoice(901, 0), letter(902), report(903), invoice(904, 2)];

@@ -148,10 +148,13 @@ type OcrWordBox = { text: string; confidence: number; bbox: Bbox };
 
 /**
  * Specks read as words: no letter or digit, and either low confidence or far (over two font sizes) from the
- * words beside it ("'", "~", ":" from dirt on the glass, which would otherwise widen the text's extent).
+ * words beside it ("'", "~", ":" from dirt on the glass, which would otherwise widen the text's extent);
+ * and bars, which are table rules.
  */
 function noise(w: OcrWordBox, prev: OcrWordBox | undefined, next: OcrWordBox | undefined, size: number): boolean {
   if (/[\p{L}\p{N}]/u.test(w.text)) return false;
+  // A bar alone is a table rule or a box edge, not text.
+  if (/^[|¦]+$/.test(w.text.trim())) return true;
   const apart = (!prev || w.bbox.x0 - prev.bbox.x1 > 2 * size) && (!next || next.bbox.x0 - w.bbox.x1 > 2 * size);
   return w.confidence < 60 || apart;
 }

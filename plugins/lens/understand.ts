@@ -183,11 +183,18 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
       score -= 0.5 * labelWords.filter((w) => !terms.has(w)).length;
       if (score < Math.min(needed, 2) * 0.5) continue;
       const rest = colon >= 0 ? cell.slice(colon + 1).trim() : '';
-      const options = [rest, cells.slice(c + 1).join(' '), colon < 0 || !rest ? (lines[i + 1] ?? []).join(' ') : ''].filter((s) => s.trim());
-      for (const [k, text] of options.entries()) {
+      // Where the value sits weighs in: after the colon, then in the next cells, then on the next line (a
+      // penalty by kind, so a lone "INVOICE" heading does not outrank "Date" over the value beside it).
+      const options: Array<[string, number]> = [
+        [rest, 0],
+        [cells.slice(c + 1).join(' '), 0.25],
+        [colon < 0 || !rest ? (lines[i + 1] ?? []).join(' ') : '', 0.5],
+      ];
+      for (const [text, penalty] of options) {
+        if (!text.trim()) continue;
         const value = parseValue(text, type);
         if (value === null) continue;
-        const s = score - k * 0.25;
+        const s = score - penalty;
         if (!best || s > best.score) best = { value, score: s };
         break;
       }
