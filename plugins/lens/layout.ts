@@ -220,6 +220,9 @@ export function toBlocks(lines: Line[], body: number, levels: number[], ocr = fa
   // OCR baselines and sizes are measured to ±1.5 pt on a poor scan (a text layer's are exact): a paragraph
   // break there needs a clearer gap (paragraph spacing is 1.4 line pitches or more) and size change.
   const [gapRatio, sizeStep] = ocr ? [1.25, Math.max(0.6, body * 0.1)] : [1.06, 0.6];
+  // The text's right edge: the 95th percentile of line ends (a stray mark does not move it).
+  const ends = lines.map((l) => l.x1).sort((a, b) => a - b);
+  const right = ends[Math.ceil(ends.length * 0.95) - 1] ?? 0;
   let para: Line[] = [];
   const flushPara = () => {
     if (para.length) blocks.push({ kind: 'paragraph', text: joinLines(para.map((l) => l.text)) });
@@ -242,8 +245,9 @@ export function toBlocks(lines: Line[], body: number, levels: number[], ocr = fa
     }
     const prev = para[para.length - 1];
     // A label line ("Date: …", "Total amount due: …") starts a paragraph even when set close to the line
-    // before (an address line, another label line), so each label keeps its value.
-    const labels = LABEL_LINE.test(line.text);
+    // before (an address line, another label line), and ends one when it stops 4 em short of the text's
+    // right edge (its value did not wrap), so each label keeps its value and nothing else.
+    const labels = LABEL_LINE.test(line.text) || (prev && LABEL_LINE.test(prev.text) && prev.x1 < right - 4 * body);
     if (prev && (prev.y - line.y > pitch * gapRatio || Math.abs(prev.size - line.size) > sizeStep || prev.y < line.y || labels)) flushPara();
     para.push(line);
   }

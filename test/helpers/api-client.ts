@@ -6,6 +6,22 @@ export interface ApiResponse<T = any> {
   bytes: Buffer;
 }
 
+/**
+ * fetch, tried once more when the request died on a connection the server had already closed: after a few
+ * idle seconds the server ends a keep-alive connection, and on a loaded machine undici can still pick it for
+ * the next request, which then fails with EPIPE before the server has read it (undici retries only
+ * idempotent requests itself). Nothing reached the server, so sending it again is safe.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    const code = ((err as Error).cause as { code?: string } | undefined)?.code;
+    if (code !== 'EPIPE' && code !== 'UND_ERR_SOCKET') throw err;
+    return fetch(url, init);
+  }
+}
+
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
@@ -24,7 +40,7 @@ export class ApiClient {
       h['Content-Type'] ??= 'application/json';
       payload = typeof body === 'string' ? body : JSON.stringify(body);
     }
-    const res = await fetch(this.baseUrl + path, { method, headers: h, body: payload });
+    const res = await fetchOnce(this.baseUrl + path, { method, headers: h, body: payload });
     const bytes = Buffer.from(await res.arrayBuffer());
     const type = res.headers.get('content-type') ?? '';
     const parsed = type.includes('json') && bytes.length ? JSON.parse(bytes.toString('utf8')) : bytes;
@@ -44,7 +60,7 @@ export class ApiClient {
     form.append(field, new Blob([bytes as Uint8Array<ArrayBuffer>]), filename);
     const h: Record<string, string> = {};
     if (this.key) h['X-API-Key'] = this.key;
-    const res = await fetch(this.baseUrl + '/api/v1/dev/tools/files/upload', { method: 'POST', headers: h, body: form });
+    const res = await fetchOnce(this.baseUrl + '/api/v1/dev/tools/files/upload', { method: 'POST', headers: h, body: form });
     const buf = Buffer.from(await res.arrayBuffer());
     return { status: res.status, headers: res.headers, body: buf.length ? JSON.parse(buf.toString('utf8')) : null, bytes: buf };
   }
