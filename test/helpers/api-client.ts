@@ -7,18 +7,21 @@ export interface ApiResponse<T = any> {
 }
 
 /**
- * fetch, tried once more when the request died on a connection the server had already closed: after a few
- * idle seconds the server ends a keep-alive connection, and on a loaded machine undici can still pick it for
- * the next request, which then fails with EPIPE before the server has read it (undici retries only
- * idempotent requests itself). Nothing reached the server, so sending it again is safe.
+ * fetch, tried again when the request died on a connection the server had already closed. After a few idle
+ * seconds the server ends a keep-alive connection; when the client has just been busy (decoding images,
+ * say) undici has not yet read those closes and can pick such a connection for the next request, which
+ * then fails with EPIPE before the server has read it (undici retries only idempotent requests itself).
+ * A short pause lets undici see the closes; nothing reached the server, so sending again is safe.
  */
 async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (err) {
-    const code = ((err as Error).cause as { code?: string } | undefined)?.code;
-    if (code !== 'EPIPE' && code !== 'UND_ERR_SOCKET') throw err;
-    return fetch(url, init);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fetch(url, init);
+    } catch (err) {
+      const code = ((err as Error).cause as { code?: string } | undefined)?.code;
+      if ((code !== 'EPIPE' && code !== 'UND_ERR_SOCKET') || attempt === 3) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 }
 
