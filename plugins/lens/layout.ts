@@ -131,16 +131,13 @@ const COLUMN_LINES = 4;
 
 /**
  * Column gutters: bands of x that at most 20% of the lines cross, inside the text's extent. Each region
- * between two bands (or a band and the text's edge) must hold running text (see runningText). While a region fails, the narrower band next to it is dropped (the
- * region merges with its neighbour) and the rest are checked again.
+ * between two bands (or a band and the text's edge) must hold running text (see runningText). While a
+ * region fails, the narrower band next to it is dropped (the region merges with its neighbour) and the
+ * rest are checked again.
  */
 function findGutters(lines: Line[], pageWidth: number): number[] {
   if (lines.length < 6) return [];
-  // The text's extent, robust to a stray mark: the 5th percentile of line starts, the 95th of line ends.
-  const starts = lines.map((l) => l.x0).sort((a, b) => a - b);
-  const ends = lines.map((l) => l.x1).sort((a, b) => a - b);
-  const xmin = starts[Math.floor(starts.length * 0.05)]!;
-  const xmax = ends[Math.ceil(ends.length * 0.95) - 1]!;
+  const { left: xmin, right: xmax } = extent(lines);
   const span = xmax - xmin;
   if (span < pageWidth * 0.3) return [];
   const allowed = lines.length * 0.2;
@@ -164,6 +161,13 @@ function findGutters(lines: Line[], pageWidth: number): number[] {
     const drop = !right || (left && left.x1 - left.x0 < right.x1 - right.x0) ? failing - 1 : failing;
     bands.splice(drop, 1);
   }
+}
+
+/** The text's extent, robust to a stray mark: the 5th percentile of line starts, the 95th of line ends. */
+function extent(lines: Line[]): { left: number; right: number } {
+  const starts = lines.map((l) => l.x0).sort((a, b) => a - b);
+  const ends = lines.map((l) => l.x1).sort((a, b) => a - b);
+  return { left: starts[Math.floor(starts.length * 0.05)] ?? 0, right: ends[Math.ceil(ends.length * 0.95) - 1] ?? 0 };
 }
 
 /**
@@ -206,9 +210,10 @@ export function bodySize(lines: Line[]): number {
 
 /**
  * Lines → blocks. Headings: short lines set ≥ 15% larger than the body (or bold and alone); levels by
- * size, largest first (`levels` from headingSizes, over the whole document). Tables: two or more consecutive lines
- * with the same number (≥ 2) of cells whose left edges line up. Paragraphs: consecutive lines closer than
- * 1.6 line heights; a line ending in a hyphen joins the next without it.
+ * size, largest first (`levels` from headingSizes, over the whole document). Tables: two or more
+ * consecutive lines with the same number (≥ 2) of cells whose edges line up. Paragraphs: consecutive lines
+ * closer than the line pitch allows (looser on OCR pages, `ocr`); a line ending in a hyphen joins the next
+ * without it.
  */
 export function toBlocks(lines: Line[], body: number, levels: number[], ocr = false): Block[] {
   const blocks: Block[] = [];
@@ -220,9 +225,7 @@ export function toBlocks(lines: Line[], body: number, levels: number[], ocr = fa
   // OCR baselines and sizes are measured to ±1.5 pt on a poor scan (a text layer's are exact): a paragraph
   // break there needs a clearer gap (paragraph spacing is 1.4 line pitches or more) and size change.
   const [gapRatio, sizeStep] = ocr ? [1.25, Math.max(0.6, body * 0.1)] : [1.06, 0.6];
-  // The text's right edge: the 95th percentile of line ends (a stray mark does not move it).
-  const ends = lines.map((l) => l.x1).sort((a, b) => a - b);
-  const right = ends[Math.ceil(ends.length * 0.95) - 1] ?? 0;
+  const { right } = extent(lines);
   let para: Line[] = [];
   const flushPara = () => {
     if (para.length) blocks.push({ kind: 'paragraph', text: joinLines(para.map((l) => l.text)) });
