@@ -10,6 +10,9 @@ const require = createRequire(import.meta.url);
 /** The integer-quantised LSTM model: the one tesseract.js picks for OEM LSTM_ONLY, fast and accurate. */
 const LANG_PATH = path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 
+/** Below this mean word confidence (0–100) a page may be upside down, and is read turned as well. */
+const UPRIGHT_CONFIDENCE = 50;
+
 /** A recognised word in image pixels (y grows downwards). */
 export interface OcrWord {
   text: string;
@@ -67,11 +70,22 @@ export class OcrSession {
     else this.#idle.push(w);
   }
 
-  /** Recognises a page image (PNG, JPEG or PGM bytes): its words with their boxes, line baselines and sizes. */
+  /**
+   * Recognises a page image (PNG, JPEG or PGM bytes): its words with their boxes, line baselines and sizes.
+   * A page read with low confidence is read again turned by 180°, and the better reading is kept: a sheet
+   * fed upside down reads at about 30%, the right way up at over 90%. The boxes of the turned reading are
+   * those of the upright page, so the layout rules apply unchanged.
+   */
   async recognise(image: Uint8Array): Promise<OcrPage> {
     const w = await this.#acquire();
     try {
-      const { data } = await w.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength), {}, { blocks: true, text: false });
+      const bytes = Buffer.from(image.buffer, image.byteOffset, image.byteLength);
+      const output = { blocks: true, text: false };
+      let { data } = await w.recognize(bytes, {}, output);
+      if ((data.confidence ?? 100) < UPRIGHT_CONFIDENCE && (data.blocks?.length ?? 0) > 0) {
+        const turned = (await w.recognize(bytes, { rotateRadians: Math.PI }, output)).data;
+        if ((turned.confidence ?? 0) > (data.confidence ?? 0)) data = turned;
+      }
       return pageOf(data.blocks ?? []);
     } finally {
       this.#release(w);

@@ -1,6 +1,6 @@
 // Lens reading order over HTTP: scanned pages get the text layer's layout rules (headings from size, tables
-// from aligned cells, skew straightened, running footers apart, pages in order when recognised two at a
-// time), and pages with three columns read column by column. Scans are made with Quire (POST /render/images),
+// from aligned cells, skew straightened, an upside-down sheet turned, running footers apart, pages in order
+// when recognised two at a time), and pages with three columns read column by column. Scans are made with Quire (POST /render/images),
 // turned by @napi-rs/canvas and wrapped in an image-only PDF by pdf-lib; pdftotext confirms they have no text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -89,6 +89,17 @@ test('two scanned pages: recognised in page order, headings levelled across page
   assert.match(mdd, /footer: \{"text":"Harbour Notes, page \{\{page\}\} of \{\{pages\}\}"\}/, mdd);
   assert.not.match(body, /Harbour Notes/);
   assert.match(body, /Chapter 2 describes the harbour in plain words: the boats, the quays and the people who work there every day of the week\./);
+});
+
+test('a page scanned upside down is read the right way up', async () => {
+  const doc = {
+    document: { type: 'pdf', size: 'A4' },
+    sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Delivery Note' }, { type: 'text', text: 'Twelve crates of apples were delivered to the harbour warehouse on Monday morning.' }] }],
+  };
+  const scan = await scannedPdf([await rotated(await renderPng(api, doc), 180)]);
+  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'upside-down.pdf'), outputFormat: 'md' });
+  assert.is(job.status, 'COMPLETED', job.error);
+  assert.is(job.result.content, '# Delivery Note\n\nTwelve crates of apples were delivered to the harbour warehouse on Monday morning.\n');
 });
 
 test('a three-column page reads column by column under its title', async () => {
