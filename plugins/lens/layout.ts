@@ -93,32 +93,30 @@ function toLine(row: Run[]): Line {
 }
 
 /**
- * Splits the lines of a page into reading order when the page has two text columns: a vertical gutter
- * near the middle that no line crosses, with wide text on both sides in several lines. Lines crossing the
- * gutter (a title over both columns) end the column run above them. Key–value lines ("Total:   12.00")
- * are not columns: their left part is short.
+ * Splits the lines of a page into reading order when the page has text columns (two, three or more):
+ * vertical gutters that almost no line crosses, each column holding running text. Columns are read left
+ * to right, each top to bottom. A line crossing a gutter (a title over the columns) ends the column run
+ * above it. Key–value lines ("Total:   12.00") and table rows are not columns: their cells are short
+ * for the space they sit in.
  */
 export function readingOrder(lines: Line[], pageWidth: number): Line[] {
-  const gutter = findGutter(lines, pageWidth);
-  if (gutter === null) return lines;
+  const gutters = findGutters(lines, pageWidth);
+  if (!gutters.length) return lines;
   const out: Line[] = [];
-  let left: Line[] = [];
-  let right: Line[] = [];
+  let columns: Line[][] = gutters.map(() => []).concat([[]]);
   const flush = () => {
-    out.push(...left, ...right);
-    left = [];
-    right = [];
+    for (const c of columns) out.push(...c);
+    columns = columns.map(() => []);
   };
   for (const line of lines) {
-    const l = line.cells.filter((c) => c.x1 <= gutter);
-    const r = line.cells.filter((c) => c.x0 >= gutter);
-    if (l.length + r.length < line.cells.length) {
+    if (line.cells.some((c) => gutters.some((g) => c.x0 < g && c.x1 > g))) {
       flush();
       out.push(line);
       continue;
     }
-    if (l.length) left.push(subLine(line, l));
-    if (r.length) right.push(subLine(line, r));
+    const parts = columns.map((): Line['cells'] => []);
+    for (const c of line.cells) parts[gutters.filter((g) => c.x0 >= g).length]!.push(c);
+    parts.forEach((cells, k) => cells.length && columns[k]!.push(subLine(line, cells)));
   }
   flush();
   return out;
@@ -128,28 +126,60 @@ function subLine(line: Line, cells: Line['cells']): Line {
   return { ...line, cells, x0: cells[0]!.x0, x1: Math.max(...cells.map((c) => c.x1)), text: cells.map((c) => c.text).join(' ') };
 }
 
-function findGutter(lines: Line[], pageWidth: number): number | null {
-  if (lines.length < 6) return null;
-  let best: { x: number; score: number } | null = null;
-  for (let x = pageWidth * 0.3; x <= pageWidth * 0.7; x += 2) {
+/** Lines that a column of running text needs on each side of a gutter. */
+const COLUMN_LINES = 4;
+
+/**
+ * Column gutters: bands of x that at most 20% of the lines cross, inside the text's extent. Each region
+ * between two bands (or a band and the text's edge) must hold running text (see runningText). While a
+ * region fails, the narrower band next to it is dropped (the region merges with its neighbour) and the
+ * rest are checked again.
+ */
+function findGutters(lines: Line[], pageWidth: number): number[] {
+  if (lines.length < 6) return [];
+  const { left: xmin, right: xmax } = extent(lines);
+  const span = xmax - xmin;
+  if (span < pageWidth * 0.3) return [];
+  const allowed = lines.length * 0.2;
+  const bands: Array<{ x0: number; x1: number }> = [];
+  let open: { x0: number; x1: number } | null = null;
+  for (let x = xmin + span * 0.1; x <= xmax - span * 0.1; x += 2) {
     let crossing = 0;
-    let twoSided = 0;
-    for (const line of lines) {
-      if (line.cells.some((c) => c.x0 < x && c.x1 > x)) crossing++;
-      else {
-        const l = line.cells.filter((c) => c.x1 <= x);
-        const r = line.cells.filter((c) => c.x0 >= x);
-        // Both sides hold running text: wide runs, not a label and its value.
-        const wide = (cs: Line['cells']) => cs.reduce((s, c) => s + (c.x1 - c.x0), 0) > pageWidth * 0.25;
-        if (l.length && r.length && wide(l) && wide(r)) twoSided++;
-      }
-    }
-    if (twoSided >= 4 && crossing <= lines.length * 0.2) {
-      const score = twoSided - crossing;
-      if (!best || score > best.score) best = { x, score };
-    }
+    for (const line of lines) if (line.cells.some((c) => c.x0 < x && c.x1 > x)) crossing++;
+    if (crossing <= allowed) {
+      if (open) open.x1 = x;
+      else bands.push((open = { x0: x, x1: x }));
+    } else open = null;
   }
-  return best?.x ?? null;
+  for (;;) {
+    const edges = [xmin, ...bands.flatMap((b) => [b.x0, b.x1]), xmax];
+    const failing = bands.length ? [...Array(bands.length + 1).keys()].find((r) => !runningText(lines, edges[2 * r]!, edges[2 * r + 1]!, pageWidth)) : undefined;
+    if (failing === undefined) return bands.map((b) => (b.x0 + b.x1) / 2);
+    // Drop the narrower band beside the failing region.
+    const left = bands[failing - 1];
+    const right = bands[failing];
+    const drop = !right || (left && left.x1 - left.x0 < right.x1 - right.x0) ? failing - 1 : failing;
+    bands.splice(drop, 1);
+  }
+}
+
+/** The text's extent, robust to a stray mark: the 5th percentile of line starts, the 95th of line ends. */
+function extent(lines: Line[]): { left: number; right: number } {
+  const starts = lines.map((l) => l.x0).sort((a, b) => a - b);
+  const ends = lines.map((l) => l.x1).sort((a, b) => a - b);
+  return { left: starts[Math.floor(starts.length * 0.05)] ?? 0, right: ends[Math.ceil(ends.length * 0.95) - 1] ?? 0 };
+}
+
+/**
+ * Whether the region [from, to] holds running text: at least 15% of the page wide, with enough cells inside
+ * it that cover half its width in three words or more (an amount column or a label column does not).
+ */
+function runningText(lines: Line[], from: number, to: number, pageWidth: number): boolean {
+  const width = to - from;
+  if (width < pageWidth * 0.15) return false;
+  let wide = 0;
+  for (const line of lines) if (line.cells.some((c) => c.x0 >= from - 1 && c.x1 <= to + 1 && c.x1 - c.x0 >= width * 0.5 && c.text.split(' ').length >= 3)) wide++;
+  return wide >= COLUMN_LINES;
 }
 
 /** The running header and footer lines: lines in the top or bottom band of the page. */
@@ -180,17 +210,22 @@ export function bodySize(lines: Line[]): number {
 
 /**
  * Lines → blocks. Headings: short lines set ≥ 15% larger than the body (or bold and alone); levels by
- * size, largest first (`headingSizes`, over the whole document). Tables: two or more consecutive lines
- * with the same number (≥ 2) of cells whose left edges line up. Paragraphs: consecutive lines closer than
- * 1.6 line heights; a line ending in a hyphen joins the next without it.
+ * size, largest first (`levels` from headingSizes, over the whole document). Tables: two or more
+ * consecutive lines with the same number (≥ 2) of cells whose edges line up. Paragraphs: consecutive lines
+ * closer than the line pitch allows (looser on OCR pages, `ocr`); a line ending in a hyphen joins the next
+ * without it.
  */
-export function toBlocks(lines: Line[], body: number, headingSizes: number[]): Block[] {
+export function toBlocks(lines: Line[], body: number, levels: number[], ocr = false): Block[] {
   const blocks: Block[] = [];
   // Line pitch inside a paragraph: the lower quartile of neighbouring baseline distances, at most 1.38 em
   // (single spacing is 1.15–1.35 em). A wider gap ends a paragraph; when every gap is wider (one-line
   // paragraphs, as label lines are) each line is its own paragraph.
   const deltas = lines.slice(1).map((l, k) => lines[k]!.y - l.y).filter((d) => d > 0).sort((a, b) => a - b);
   const pitch = Math.min(deltas[Math.floor(deltas.length / 4)] ?? Infinity, 1.38 * body);
+  // OCR baselines and sizes are measured to ±1.5 pt on a poor scan (a text layer's are exact): a paragraph
+  // break there needs a clearer gap (paragraph spacing is 1.4 line pitches or more) and size change.
+  const [gapRatio, sizeStep] = ocr ? [1.25, Math.max(0.6, body * 0.1)] : [1.06, 0.6];
+  const { right } = extent(lines);
   let para: Line[] = [];
   const flushPara = () => {
     if (para.length) blocks.push({ kind: 'paragraph', text: joinLines(para.map((l) => l.text)) });
@@ -207,16 +242,40 @@ export function toBlocks(lines: Line[], body: number, headingSizes: number[]): B
     }
     if (isHeading(line, body)) {
       flushPara();
-      const level = Math.min(6, Math.max(1, headingSizes.findIndex((s) => Math.abs(s - line.size) < 0.6) + 1 || headingSizes.length + 1));
+      const level = Math.min(6, headingLevel(line.size, levels));
       blocks.push({ kind: 'heading', level, text: line.text });
       continue;
     }
     const prev = para[para.length - 1];
-    if (prev && (prev.y - line.y > pitch * 1.06 || Math.abs(prev.size - line.size) > 0.6 || prev.y < line.y)) flushPara();
+    // A label line ("Date: …", "Total amount due: …") starts a paragraph even when set close to the line
+    // before (an address line, another label line), and ends one when it stops 4 em short of the text's
+    // right edge (its value did not wrap), so each label keeps its value and nothing else.
+    const labels = LABEL_LINE.test(line.text) || (prev && LABEL_LINE.test(prev.text) && prev.x1 < right - 4 * body);
+    if (prev && (prev.y - line.y > pitch * gapRatio || Math.abs(prev.size - line.size) > sizeStep || prev.y < line.y || labels)) flushPara();
     para.push(line);
   }
   flushPara();
   return blocks;
+}
+
+/** A line that starts with a capitalised label of one to three words and a colon: "Invoice number: …", "Tel.: …". */
+const LABEL_LINE = /^\s*[\p{Lu}\p{N}#][\p{L}\p{N}#.\/-]*(?: [\p{L}\p{N}#.\/-]+){0,2}:/u;
+
+/** Sizes within 7% of each other are one heading level (OCR measures sizes only to a few percent). */
+const LEVEL_RATIO = 0.93;
+
+/** Heading sizes of the lines, largest first, one per level: sizes within LEVEL_RATIO of a larger one join its level. */
+export function headingSizes(lines: Line[], body: number): number[] {
+  const sizes = lines.filter((l) => isHeading(l, body)).map((l) => l.size).sort((a, b) => b - a);
+  const levels: number[] = [];
+  for (const s of sizes) if (!levels.length || s < levels[levels.length - 1]! * LEVEL_RATIO) levels.push(s);
+  return levels;
+}
+
+/** 1-based level of a heading of `size` among `sizes` (headingSizes). */
+function headingLevel(size: number, sizes: number[]): number {
+  const k = sizes.findIndex((s) => size >= s * LEVEL_RATIO);
+  return k < 0 ? sizes.length + 1 : k + 1;
 }
 
 export function isHeading(line: Line, body: number): boolean {

@@ -3,8 +3,8 @@
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PluginError } from '../../kernel/plugin-api.js';
 import { openPdfjsDocument, PdfRasteriser } from '../render-images/rasterise.js';
-import { bodySize, buildLines, isHeading, joinLines, marginKey, marginLines, readingOrder, toBlocks, type Block, type PageText, type Run } from './layout.js';
-import { OcrSession } from './ocr-engine.js';
+import { bodySize, buildLines, headingSizes, marginKey, marginLines, readingOrder, toBlocks, type PageText, type Run } from './layout.js';
+import { OcrSession, type OcrPage } from './ocr-engine.js';
 
 /** OCR resolution; lowered for very large pages so the image stays under MAX_OCR_PIXELS. */
 export const OCR_DPI = 300;
@@ -32,41 +32,33 @@ export async function openPdf(bytes: Uint8Array, field: string): Promise<PDFDocu
   }
 }
 
+/** Scanned pages are recognised this many at a time (one Tesseract thread each: the machine's two cores). */
+export const OCR_THREADS = 2;
+/** Skew below this (radians, about 0.2°) is left alone. */
+const MIN_SKEW = 0.0035;
+
+interface RawPage {
+  lines: ReturnType<typeof buildLines>;
+  width: number;
+  height: number;
+  source: PageText['source'];
+}
+
 /** Reads the 0-based `indices` of the document. */
 export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise<PdfText> {
-  const raw: Array<{ lines: ReturnType<typeof buildLines>; width: number; height: number; ocr: string | null }> = [];
-  let raster: PdfRasteriser | undefined;
-  const ocr = new OcrSession();
-  try {
-    for (const i of indices) {
-      const page = await doc.getPage(i + 1);
-      const view = page.getViewport({ scale: 1 });
-      const content = await page.getTextContent();
-      const runs: Run[] = [];
-      for (const item of content.items) {
-        if (!('str' in item) || !item.str) continue;
-        // Text placed by the transform [a b c d e f]: size is the vertical scale, (e, f) the baseline origin.
-        const [a, b, c, d, e, f] = item.transform as number[];
-        const [x, y] = view.convertToViewportPoint(e!, f!) as [number, number];
-        const size = Math.hypot(c!, d!) || Math.hypot(a!, b!) || item.height;
-        const font = (content.styles as Record<string, { fontFamily?: string }>)[item.fontName]?.fontFamily ?? '';
-        runs.push({ text: item.str, x, y: view.height - y, width: item.width, size, bold: /bold|black|heavy/i.test(item.fontName + font) });
-      }
-      const letters = runs.reduce((n, r) => n + (r.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
-      if (letters >= MIN_TEXT_CHARS) {
-        raw.push({ lines: readingOrder(buildLines(runs), view.width), width: view.width, height: view.height, ocr: null });
-      } else {
-        raster ??= PdfRasteriser.of(doc);
-        const inches = (view.width / 72) * (view.height / 72);
-        const dpi = Math.min(OCR_DPI, Math.floor(Math.sqrt(MAX_OCR_PIXELS / inches)));
-        const png = await raster.render(i + 1, dpi, 'png');
-        raw.push({ lines: [], width: view.width, height: view.height, ocr: await ocr.recognise(png) });
-      }
-      page.cleanup();
-    }
-  } finally {
-    await ocr.close();
+  const raw: RawPage[] = [];
+  const scanned: number[] = [];
+  for (const i of indices) {
+    const page = await doc.getPage(i + 1);
+    const view = page.getViewport({ scale: 1 });
+    const runs = await textRuns(page, view);
+    const letters = runs.reduce((n, r) => n + (r.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);
+    const text = letters >= MIN_TEXT_CHARS;
+    if (!text) scanned.push(raw.length);
+    raw.push({ lines: text ? readingOrder(buildLines(runs), view.width) : [], width: view.width, height: view.height, source: text ? 'text-layer' : 'ocr' });
+    page.cleanup();
   }
+  if (scanned.length) await recognise(doc, scanned.map((k) => ({ index: indices[k]!, page: raw[k]! })));
 
   // Running header/footer: margin-band lines whose text (digits folded) repeats on at least two of the
   // pages read, or a bare page number. They are kept apart from the body.
@@ -80,18 +72,17 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
   const allLines = bodies.flat();
   const body = bodySize(allLines);
   // Heading levels over the whole selection: the largest heading size is level 1.
-  const headingSizes = [...new Set(allLines.filter((l) => isHeading(l, body)).map((l) => Math.round(l.size * 2) / 2))].sort((a, b) => b - a);
+  const levels = headingSizes(allLines, body);
 
-  const pages = raw.map((p, k): PageText => {
-    if (p.ocr !== null) return { blocks: ocrBlocks(p.ocr), header: [], footer: [], source: 'ocr', bodySize: body };
-    return {
-      blocks: toBlocks(bodies[k]!, body, headingSizes),
+  const pages = raw.map(
+    (p, k): PageText => ({
+      blocks: toBlocks(bodies[k]!, body, levels, p.source === 'ocr'),
       header: split[k]!.top.filter((l) => running(l.text)).map((l) => l.text),
       footer: split[k]!.bottom.filter((l) => running(l.text)).map((l) => l.text),
-      source: 'text-layer',
+      source: p.source,
       bodySize: body,
-    };
-  });
+    }),
+  );
   const first = raw[0];
   const info = (await doc.getMetadata().catch(() => null))?.info as { Title?: unknown } | undefined;
   return {
@@ -102,25 +93,85 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
   };
 }
 
-/** A line that starts with a short label and a colon ("Invoice number: …") starts a paragraph of its own. */
-const LABEL_LINE = /^\s*[\p{L}#][\p{L}\p{N}#.\/ -]{0,30}:/u;
+type PdfPage = Awaited<ReturnType<PDFDocumentProxy['getPage']>>;
+
+/** The page's text layer as runs, in page points from the bottom-left corner. */
+async function textRuns(page: PdfPage, view: ReturnType<PdfPage['getViewport']>): Promise<Run[]> {
+  const content = await page.getTextContent();
+  const runs: Run[] = [];
+  for (const item of content.items) {
+    if (!('str' in item) || !item.str) continue;
+    // Text placed by the transform [a b c d e f]: size is the vertical scale, (e, f) the baseline origin.
+    const [a, b, c, d, e, f] = item.transform as number[];
+    const [x, y] = view.convertToViewportPoint(e!, f!) as [number, number];
+    const size = Math.hypot(c!, d!) || Math.hypot(a!, b!) || item.height;
+    const font = (content.styles as Record<string, { fontFamily?: string }>)[item.fontName]?.fontFamily ?? '';
+    runs.push({ text: item.str, x, y: view.height - y, width: item.width, size, bold: /bold|black|heavy/i.test(item.fontName + font) });
+  }
+  return runs;
+}
 
 /**
- * Tesseract's text: paragraphs are separated by blank lines; lines inside one are joined (hyphens too),
- * except that label lines stay apart, so "Label: value" pairs survive for extraction.
+ * OCR of the scanned pages: each is drawn at 300 dpi (less for huge pages) and recognised by Tesseract,
+ * OCR_THREADS pages at a time; the next page is drawn while earlier ones are recognised. Tesseract's words
+ * become runs like a text layer's, so the same layout rules give lines, columns, headings and tables.
  */
-export function ocrBlocks(text: string): Block[] {
-  const paragraphs: string[][] = [];
-  for (const para of text.split(/\n\s*\n/)) {
-    let current: string[] = [];
-    for (const line of para.split('\n').filter((l) => l.trim())) {
-      if (current.length && LABEL_LINE.test(line)) {
-        paragraphs.push(current);
-        current = [];
-      }
-      current.push(line);
+async function recognise(doc: PDFDocumentProxy, pages: Array<{ index: number; page: RawPage }>): Promise<void> {
+  const threads = Math.min(OCR_THREADS, pages.length);
+  const ocr = new OcrSession(threads);
+  const raster = PdfRasteriser.of(doc);
+  const running = new Set<Promise<void>>();
+  let failure: unknown;
+  try {
+    for (const { index, page } of pages) {
+      const inches = (page.width / 72) * (page.height / 72);
+      const dpi = Math.min(OCR_DPI, Math.floor(Math.sqrt(MAX_OCR_PIXELS / inches)));
+      const image = pgm(await raster.grey(index + 1, dpi));
+      while (running.size >= threads && failure === undefined) await Promise.race(running);
+      if (failure !== undefined) break;
+      const task: Promise<void> = ocr.recognise(image).then(
+        (result) => {
+          page.lines = readingOrder(buildLines(ocrRuns(result, dpi, page.width, page.height)), page.width);
+        },
+        (err: unknown) => {
+          failure ??= err;
+        },
+      );
+      running.add(task);
+      void task.finally(() => running.delete(task));
     }
-    if (current.length) paragraphs.push(current);
+    await Promise.all(running);
+  } finally {
+    await ocr.close();
   }
-  return paragraphs.map((p) => joinLines(p)).filter((t) => t !== '').map((t) => ({ kind: 'paragraph' as const, text: t }));
+  if (failure !== undefined) throw failure;
+}
+
+/** Grey pixels as a binary PGM, which Tesseract (Leptonica) reads without decoding work. */
+function pgm(img: { width: number; height: number; data: Uint8Array }): Uint8Array {
+  const header = new TextEncoder().encode(`P5\n${img.width} ${img.height}\n255\n`);
+  const out = new Uint8Array(header.length + img.data.length);
+  out.set(header);
+  out.set(img.data, header.length);
+  return out;
+}
+
+/**
+ * Tesseract's words as runs in page points. A skewed scan is straightened here, on the coordinates: each
+ * word's baseline is turned about the page centre by the skew the line baselines show, so lines, table
+ * cells and column gutters line up as on the original (the text itself Tesseract reads fine at a few degrees).
+ */
+export function ocrRuns(page: OcrPage, dpi: number, pageWidth: number, pageHeight: number): Run[] {
+  const scale = 72 / dpi;
+  const angle = Math.abs(page.skew) >= MIN_SKEW ? page.skew : 0;
+  const cos = Math.cos(angle);
+  const sin = Math.sin(angle);
+  const cx = pageWidth / scale / 2;
+  const cy = pageHeight / scale / 2;
+  const turn = (x: number, y: number): [number, number] => [cx + (x - cx) * cos + (y - cy) * sin, cy - (x - cx) * sin + (y - cy) * cos];
+  return page.words.map((w) => {
+    const [x0, y0] = turn(w.x0, w.baseLeft);
+    const [x1, y1] = turn(w.x1, w.baseRight);
+    return { text: w.text, x: x0 * scale, y: pageHeight - ((y0 + y1) / 2) * scale, width: (x1 - x0) * scale, size: w.size * scale, bold: false };
+  });
 }

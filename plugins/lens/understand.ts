@@ -10,7 +10,11 @@ export type TextLine = string[];
 export function documentLines(pages: PageText[]): TextLine[] {
   const lines: TextLine[] = [];
   const add = (b: Block) => {
-    if (b.kind === 'table') for (const r of b.rows) lines.push(r.filter((c) => c.trim()));
+    if (b.kind === 'table' && columnHeaders(b.rows)) {
+      // A row of labels over rows of values: each value cell becomes "label: value", as a form writes it.
+      const [head, ...body] = b.rows;
+      for (const r of body) lines.push(r.map((c, j) => (c.trim() && head![j]?.trim() ? `${head![j]!.trim().replace(/:$/, '')}: ${c}` : c)).filter((c) => c.trim()));
+    } else if (b.kind === 'table') for (const r of b.rows) lines.push(r.filter((c) => c.trim()));
     else if (b.kind === 'list') for (const t of b.items) lines.push([t]);
     else lines.push([b.text]);
   };
@@ -20,6 +24,20 @@ export function documentLines(pages: PageText[]): TextLine[] {
     for (const f of p.footer) lines.push([f]);
   }
   return lines.filter((l) => l.length);
+}
+
+/**
+ * Whether a table's first row labels its columns ("Invoice # | Issue date | Due date" over the values):
+ * short cells without digits over rows that hold digits. A two-column table whose first column is all
+ * labels is a key–value list instead ("Date | 12.03.2024" / "Customer | Contoso").
+ */
+function columnHeaders(rows: string[][]): boolean {
+  const [head, ...body] = rows;
+  if (!head || head.length < 2 || !body.length) return false;
+  const labelLike = (c: string) => !/\d/.test(c) && c.trim().split(/\s+/).length <= 4;
+  if (!head.every((c) => c.trim() && labelLike(c))) return false;
+  if (head.length === 2 && rows.every((r) => labelLike(r[0] ?? ''))) return false;
+  return body.some((r) => r.some((c) => /\d/.test(c)));
 }
 
 const STOP = new Set('a an and are as at be by for from has have in is it its of on or that the this to was were will with your you our we i me my de la le'.split(' '));
@@ -124,8 +142,10 @@ const LABEL_SYNONYMS: Record<string, string[]> = {
   amount: ['total', 'due', 'sum'],
   vendor: ['from', 'seller', 'supplier', 'company', 'issuer'],
   supplier: ['vendor', 'seller', 'from'],
-  customer: ['client', 'bill', 'buyer', 'to'],
+  customer: ['client', 'bill', 'billed', 'buyer', 'to'],
   due: ['payable', 'deadline'],
+  purchase: ['po'],
+  order: ['po'],
   tax: ['vat', 'gst'],
   vat: ['tax'],
   email: ['e', 'mail'],
@@ -155,7 +175,7 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
       const cell = cells[c]!;
       const colon = cell.indexOf(':');
       const label = colon >= 0 ? cell.slice(0, colon) : cell;
-      const labelWords = words(label);
+      const labelWords = labelWordsOf(label);
       if (!labelWords.length || labelWords.length > 8) continue;
       let score = 0;
       for (const w of new Set(labelWords)) score += terms.get(w) ?? 0;
@@ -163,18 +183,75 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
       score -= 0.5 * labelWords.filter((w) => !terms.has(w)).length;
       if (score < Math.min(needed, 2) * 0.5) continue;
       const rest = colon >= 0 ? cell.slice(colon + 1).trim() : '';
-      const options = [rest, cells.slice(c + 1).join(' '), colon < 0 || !rest ? (lines[i + 1] ?? []).join(' ') : ''].filter((s) => s.trim());
-      for (const [k, text] of options.entries()) {
+      // Where the value sits weighs in: after the colon, then in the next cells, then on the next line (a
+      // penalty by kind, so a lone "INVOICE" heading does not outrank "Date" over the value beside it).
+      const options: Array<[string, number]> = [
+        [rest, 0],
+        [cells.slice(c + 1).join(' '), 0.25],
+        [colon < 0 || !rest ? (lines[i + 1] ?? []).join(' ') : '', 0.5],
+      ];
+      for (const [text, penalty] of options) {
+        if (!text.trim()) continue;
         const value = parseValue(text, type);
         if (value === null) continue;
-        const s = score - k * 0.25;
+        const s = score - penalty;
         if (!best || s > best.score) best = { value, score: s };
         break;
       }
     }
   }
-  return best?.value ?? null;
+  const value = best?.value ?? (type === 'date' ? documentDate(lines, nameWords) : null);
+  return typeof value === 'string' ? partyName(name, value) : value;
 }
+
+/** Name words of a field that asks for the document's own date ("date", "receipt_date", "purchase_date"). */
+const DOCUMENT_DATE = new Set(['date', 'receipt', 'purchase', 'transaction', 'document', 'issue', 'issued', 'sale']);
+
+/**
+ * The document's date when no label names it: the first full date in the text, for a field that asks for
+ * the document's own date only. A till receipt prints its date on a line of its own ("2024-03-07 14:22").
+ */
+function documentDate(lines: TextLine[], nameWords: string[]): FieldValue {
+  if (!nameWords.includes('date') || !nameWords.every((w) => DOCUMENT_DATE.has(w))) return null;
+  for (const line of lines) {
+    for (const cell of line) {
+      const value = parseValue(cell, 'date');
+      if (value !== null) return value;
+    }
+  }
+  return null;
+}
+
+/** Words of a label: as `words`, but "From" and "To" count ("From: Northwind", "Bill to: Contoso"). */
+function labelWordsOf(label: string): string[] {
+  return (label.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOP.has(w) || w === 'from' || w === 'to').map(stem);
+}
+
+/** Field names that stand for a party (a company or person): their value is the name, not the address after it. */
+const PARTY = /^(vendor|supplier|seller|merchant|store|shop|company|issuer|customer|client|buyer|payee|payer)(_?name)?$/i;
+
+/** The value of a party field: the name before the first comma or middle dot ("Northwind Traders, 12 Harbour Road"). */
+export function partyName(name: string, value: string): string {
+  return PARTY.test(name) ? value.split(/\s*[,·]\s*/)[0]!.trim() || value : value;
+}
+
+/** Words of document-type titles, which are not a letterhead. */
+const DOCUMENT_TITLES = /\b(invoice|receipt|statement|quote|quotation|order|bill|agreement|contract|report|form|letter|memo|credit note|delivery note)\b/i;
+
+/**
+ * The letterhead of a document: its first heading when that is not a document-type title ("Invoice",
+ * "Service Agreement"). Receipts and letterhead invoices name the vendor this way, without a label; it
+ * is used for a seller-side party field only when no label was found.
+ */
+export function letterhead(pages: PageText[], name: string): string | null {
+  if (!/^(vendor|supplier|seller|merchant|store|shop|company|issuer)(_?name)?$/i.test(name)) return null;
+  const first = pages[0]?.blocks.find((b) => b.kind === 'heading');
+  if (!first || first.kind !== 'heading' || DOCUMENT_TITLES.test(first.text) || !/\p{L}/u.test(first.text)) return null;
+  return first.text.trim();
+}
+
+/** A numeric date with dots ("11.08.2024"): day first, as everywhere dots are written. */
+const DOTTED = /\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b/;
 
 /** Parses a value of `type` from the text after a label; null when the text holds none. */
 export function parseValue(text: string, type: FieldType): FieldValue {
@@ -186,6 +263,10 @@ export function parseValue(text: string, type: FieldType): FieldValue {
     case 'number':
       return parseAmount(t);
     case 'date': {
+      const dotted = DOTTED.exec(t);
+      if (dotted && Number(dotted[2]) <= 12 && Number(dotted[1]) <= 31 && dotted.index <= (chrono.strict.parse(t)[0]?.index ?? Infinity)) {
+        return `${dotted[3]}-${dotted[2]!.padStart(2, '0')}-${dotted[1]!.padStart(2, '0')}`;
+      }
       const found = chrono.strict.parse(t)[0];
       if (!found) return null;
       const { start } = found;

@@ -6,7 +6,7 @@ import type { Block, PageText } from './layout.js';
 import { docxBlocks, odtBlocks } from './office-text.js';
 import { normaliseMarkdown, toDocumentJson, toExtendedMarkdown, toMarkdown } from './output.js';
 import { openPdf, readPdf, type PdfText } from './pdf-text.js';
-import { classify as classifyText, documentLines, extractField, placeholderType, safePart, type FieldValue, type TextLine } from './understand.js';
+import { classify as classifyText, documentLines, extractField, letterhead, placeholderType, safePart, type FieldValue, type TextLine } from './understand.js';
 import { answer } from './engine.js';
 import { classifyByLlm, extractByLlm, placeholdersByLlm, type FieldRequest } from './llm.js';
 import type { ClassifyParams, ExtractParams, FilenameParams, OcrParams } from './contract.js';
@@ -57,13 +57,21 @@ function utf8(file: WorkerFile): string {
 function markdownBlocks(md: string): Block[] {
   const blocks: Block[] = [];
   const body = md.replace(/^\uFEFF/, '').replace(/^---\n[\s\S]*?\n---\n/, '');
+  let previous = '';
   for (const raw of body.split(/\r?\n/)) {
     const line = raw.trim();
+    const before = previous;
+    previous = line;
     if (!line || /^\|?\s*:?-{3,}/.test(line) || /^(-{3,}|\*{3,}|:::.*|```.*)$/.test(line)) continue;
     const h = /^(#{1,6})\s+(.*)$/.exec(line);
     if (h) blocks.push({ kind: 'heading', level: h[1]!.length, text: plain(h[2]!) });
-    else if (line.startsWith('|')) blocks.push({ kind: 'table', rows: [line.replace(/^\||\|$/g, '').split('|').map((c) => plain(c.trim()))] });
-    else blocks.push({ kind: 'paragraph', text: plain(line.replace(/^([-*+]|\d+[.)])\s+/, '')) });
+    else if (line.startsWith('|')) {
+      // Consecutive rows are one table, so a header row stays above its values.
+      const row = line.replace(/^\||\|$/g, '').split('|').map((c) => plain(c.trim()));
+      const last = blocks[blocks.length - 1];
+      if (last?.kind === 'table' && before.startsWith('|')) last.rows.push(row);
+      else blocks.push({ kind: 'table', rows: [row] });
+    } else blocks.push({ kind: 'paragraph', text: plain(line.replace(/^([-*+]|\d+[.)])\s+/, '')) });
   }
   return blocks;
 }
@@ -126,7 +134,7 @@ export async function extract(input: WorkerInput<ExtractParams>): Promise<Worker
       const data: Record<string, FieldValue> = {};
       const fieldsMissing: string[] = [];
       for (const [name, spec] of Object.entries(fields)) {
-        data[name] = extractField(lines, name, spec.type, spec.description);
+        data[name] = extractField(lines, name, spec.type, spec.description) ?? (spec.type === 'string' ? letterhead(pages, name) : null);
         if (data[name] === null) fieldsMissing.push(name);
       }
       return { data, fieldsMissing };
@@ -161,7 +169,7 @@ export async function generateFilename(input: WorkerInput<FilenameParams>): Prom
     builtin: () => {
       const found: Record<string, FieldValue> = {};
       for (const name of names) {
-        found[name] = extractField(lines, name, types[name]!);
+        found[name] = extractField(lines, name, types[name]!) ?? (types[name] === 'string' ? letterhead(pages, name) : null);
         // A title is the first heading when no line is labelled with it.
         if (found[name] === null && /^(title|subject|heading)$/i.test(name)) found[name] = pages.flatMap((p) => p.blocks).find((b) => b.kind === 'heading')?.text ?? null;
       }

@@ -65,12 +65,21 @@ export function letterDocument(): Json {
 
 /** Numbered sentences flowing down the left column and on into the right one, under a full-width title. */
 export function twoColumnDocument(sentences = 70): Json {
+  return columnDocument('Two Column Report', 2, sentences);
+}
+
+/** A newsletter-like page: numbered sentences flowing through three columns under a full-width title. */
+export function threeColumnDocument(sentences = 90): Json {
+  return columnDocument('Three Column Newsletter', 3, sentences);
+}
+
+function columnDocument(title: string, count: number, sentences: number): Json {
   const text = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `Sentence ${from + i} talks about orchards and harbours.`).join(' ');
   return {
     document: { type: 'pdf', size: 'A4' },
     sections: [
-      { type: 'flow', content: [{ type: 'h1', text: 'Two Column Report' }] },
-      { type: 'flow', newPage: false, columns: { count: 2, space: 1 }, content: [1, 2, 3, 4, 5].map((k) => ({ type: 'text', text: text((k - 1) * (sentences / 5) + 1, k * (sentences / 5)) })) },
+      { type: 'flow', content: [{ type: 'h1', text: title }] },
+      { type: 'flow', newPage: false, columns: { count, space: 1 }, content: [1, 2, 3, 4, 5].map((k) => ({ type: 'text', text: text((k - 1) * (sentences / 5) + 1, k * (sentences / 5)) })) },
     ],
   };
 }
@@ -97,13 +106,16 @@ async function download(api: ApiClient, statusPath: string): Promise<Buffer> {
   }
 }
 
-/** An image-only PDF: the PNG drawn on an A4 page, no text layer (what a scanner produces). */
-export async function scannedPdf(pngs: Uint8Array[]): Promise<Uint8Array> {
+/**
+ * An image-only PDF: each image (PNG or JPEG) on a page of its size at `dpi`, no text layer (what a
+ * scanner produces).
+ */
+export async function scannedPdf(images: Uint8Array[], dpi = 300): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
-  for (const png of pngs) {
-    const img = await pdf.embedPng(png);
-    const page = pdf.addPage([595.28, 841.89]);
-    page.drawImage(img, { x: 0, y: 0, width: 595.28, height: 841.89 });
+  for (const bytes of images) {
+    const img = bytes[0] === 0xff && bytes[1] === 0xd8 ? await pdf.embedJpg(bytes) : await pdf.embedPng(bytes);
+    const [w, h] = [(img.width * 72) / dpi, (img.height * 72) / dpi];
+    pdf.addPage([w, h]).drawImage(img, { x: 0, y: 0, width: w, height: h });
   }
   return pdf.save();
 }
