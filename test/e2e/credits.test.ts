@@ -1,7 +1,7 @@
 // Credits: checked at creation (402), charged exactly once on COMPLETED, never on FAILED.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { startServer, OWNER_KEY, cleanup, type RunningServer, useServer } from '../helpers/quire-server.js';
 import JSZip from 'jszip';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf, truncatedPdf } from '../fixtures/pdfs.js';
@@ -9,15 +9,7 @@ import { makePdf, truncatedPdf } from '../fixtures/pdfs.js';
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer({ env: { QUIRE_BOOTSTRAP_CREDITS: '3' } });
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started), { env: { QUIRE_BOOTSTRAP_CREDITS: '3' } });
 
 test('starts the default organization with the bootstrap grant in its ledger', async () => {
   const r = await api.get('/api/v1/dev/credits');

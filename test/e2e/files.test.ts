@@ -4,22 +4,14 @@ import * as assert from 'uvu/assert';
 import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { OWNER_KEY, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf, notAPdf } from '../fixtures/pdfs.js';
 
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer({ env: { QUIRE_MAX_UPLOAD_BYTES: String(200 * 1024), QUIRE_FILE_TTL_SECONDS: '3', QUIRE_SWEEP_INTERVAL_SECONDS: '0.5' } });
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started), { env: { QUIRE_MAX_UPLOAD_BYTES: String(200 * 1024), QUIRE_FILE_TTL_SECONDS: '3', QUIRE_SWEEP_INTERVAL_SECONDS: '0.5' } });
 
 test('keeps an idle keep-alive connection 65 s and says so, longer than a proxy\'s usual 60 s', async () => {
   const agent = new http.Agent({ keepAlive: true });

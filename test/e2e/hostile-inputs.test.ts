@@ -1,7 +1,7 @@
 // Hostile PDFs fail their job cleanly within the deadline, cost nothing, and leave the server healthy.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf, decompressionBombPdf, pageTreeCyclePdf, deeplyNestedPdf, truncatedPdf, encryptedPdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts } from '../fixtures/pdf-readers.js';
@@ -9,15 +9,7 @@ import { pdfPageTexts } from '../fixtures/pdf-readers.js';
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer({ config: { plugins: { 'pdf-merge': { pool: { timeoutMs: 20_000 } }, 'pdf-split': { pool: { timeoutMs: 20_000 } } } } });
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started), { config: { plugins: { 'pdf-merge': { pool: { timeoutMs: 20_000 } }, 'pdf-split': { pool: { timeoutMs: 20_000 } } } } });
 
 const balance = async () => (await api.get('/api/v1/dev/credits')).body.balance as number;
 

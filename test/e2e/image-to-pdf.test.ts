@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createCanvas } from '@napi-rs/canvas';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { qpdfCheck } from '../fixtures/pdf-readers.js';
@@ -16,15 +16,7 @@ const A4_LANDSCAPE = { width: 841.89, height: 595.28 };
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started));
 
 /** A picture whose left half is black and right half white, so its orientation can be seen on the page. */
 async function halves(width: number, height: number, format: 'png' | 'jpeg' | 'gif'): Promise<Buffer> {

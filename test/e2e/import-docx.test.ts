@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import JSZip from 'jszip';
 import { createCanvas } from '@napi-rs/canvas';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { OWNER_KEY, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts } from '../fixtures/pdf-readers.js';
@@ -22,15 +22,7 @@ const run = promisify(execFile);
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started));
 
 // ---------------------------------------------------------------- helpers
 

@@ -9,22 +9,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { cleanup, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { invoiceDocument, threeColumnDocument, renderFile, renderPng, scannedPdf, lensJob } from '../helpers/lens-fixtures.js';
 
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started));
 
 /** The page image turned by `degrees` about its centre on white, as a PNG (a sheet fed slightly askew). */
 async function rotated(png: Uint8Array, degrees: number): Promise<Uint8Array> {

@@ -2,22 +2,14 @@
 // state when the wait runs out; bad values are 400; unknown jobs and jobs of the other kind stay 404.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { OWNER_KEY, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { fixturePlugin } from '../helpers/fixture-plugins.js';
 import { ApiClient } from '../helpers/api-client.js';
 
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer({ config: { externalPlugins: [fixturePlugin('kernel-probe')] } });
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started), { config: { externalPlugins: [fixturePlugin('kernel-probe')] } });
 
 const sleepJob = async (ms: number) => {
   const created = await api.post('/api/v1/dev/test/sleep', { ms });

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import JSZip from 'jszip';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf, notAPdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts, pdfPageRotations, qpdfCheck } from '../fixtures/pdf-readers.js';
@@ -10,15 +10,7 @@ import { pdfPageTexts, pdfPageRotations, qpdfCheck } from '../fixtures/pdf-reade
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started));
 
 test('merges two uploaded PDFs into one PDF with the pages in request order', async () => {
   const a = await api.uploadId(await makePdf(2, { label: 'Alpha' }), 'alpha.pdf');

@@ -1,7 +1,7 @@
 // POST /tools/pdf/unlock on files qpdf encrypted (RC4-40, RC4-128, AES-128, AES-256), checked with poppler and qpdf.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { startServer, OWNER_KEY, cleanup, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { encryptedPdf, makePdf } from '../fixtures/pdfs.js';
 import { pdfinfoFields, pdftotextPages, qpdfCheck } from '../fixtures/pdf-readers.js';
@@ -11,15 +11,7 @@ const ALGORITHMS = ['RC4-40', 'RC4-128', 'AES-128', 'AES-256'] as const;
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started));
 
 async function unlock(fileId: string, password?: string): Promise<any> {
   const created = await api.post(UNLOCK, password === undefined ? { fileId } : { fileId, password });

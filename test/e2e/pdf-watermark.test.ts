@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { GlobalFonts, createCanvas } from '@napi-rs/canvas';
 import { PDFDocument, degrees, rgb } from 'pdf-lib';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts, pdfPixels, pdfTextAngle, pdftotextPages, qpdfCheck, qpdfObjects } from '../fixtures/pdf-readers.js';
@@ -16,15 +16,7 @@ const WATERMARK = '/api/v1/dev/tools/pdf/watermark';
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started));
 
 async function watermark(body: Record<string, unknown>): Promise<{ job: any; pdf: Buffer }> {
   const created = await api.post(WATERMARK, body);

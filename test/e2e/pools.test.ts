@@ -1,23 +1,15 @@
 // Worker pools: deadlines kill the thread, out-of-memory and crashes fail only their job, backlog answers 503.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { type RunningServer, useServer } from '../helpers/quire-server.js';
 import { fixturePlugin } from '../helpers/fixture-plugins.js';
 import { ApiClient } from '../helpers/api-client.js';
 
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer({
-    config: { externalPlugins: [fixturePlugin('kernel-probe')], plugins: { 'kernel-probe': { pool: { timeoutMs: 1500, maxBacklog: 3 } } } },
-  });
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
+useServer(test, (started) => ({ server, api } = started), {
+  config: { externalPlugins: [fixturePlugin('kernel-probe')], plugins: { 'kernel-probe': { pool: { timeoutMs: 1500, maxBacklog: 3 } } } },
 });
 
 const balance = async () => (await api.get('/api/v1/dev/credits')).body.balance as number;

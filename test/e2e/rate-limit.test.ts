@@ -1,21 +1,13 @@
 // Rate limiting per API key: RateLimit-* headers on every answer, 429 with Retry-After past the budget.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
+import { OWNER_KEY, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer({ env: { QUIRE_RATE_LIMIT_PER_MINUTE: '5' } });
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started), { env: { QUIRE_RATE_LIMIT_PER_MINUTE: '5' } });
 
 test('answers 429 RATE_LIMITED with Retry-After after the per-minute budget of a key', async () => {
   const remaining: number[] = [];

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
+import type { Test } from 'uvu';
+import { ApiClient } from './api-client.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MAIN = path.join(ROOT, 'dist/server/main.js');
@@ -139,4 +141,21 @@ export async function admin(dataDir: string, args: string[]): Promise<{ code: nu
     /* not JSON (usage text) */
   }
   return { code, json, stderr };
+}
+
+/**
+ * The usual suite set-up: a server started before the suite's tests (with `opts`) and an owner-key client for
+ * it, handed to `ready`; after the tests the server is stopped and its data dir removed.
+ */
+export function useServer(suite: Test, ready: (started: { server: RunningServer; api: ApiClient }) => void, opts: ServerOptions = {}): void {
+  let server: RunningServer | undefined;
+  suite.before(async () => {
+    server = await startServer(opts);
+    ready({ server, api: new ApiClient(server.baseUrl, OWNER_KEY) });
+  });
+  suite.after(async () => {
+    if (!server) return;
+    await server.stop();
+    cleanup(server.dataDir);
+  });
 }

@@ -5,7 +5,7 @@ import { readFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import JSZip from 'jszip';
-import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../../../test/helpers/quire-server.js';
+import { type RunningServer, useServer } from '../../../test/helpers/quire-server.js';
 import { ApiClient } from '../../../test/helpers/api-client.js';
 import { canary, cell, docxReport, handDocx, handOdt, linkedPictureDocx, odtReport, p, pdfImageCount, pdfText, png, r, row, table } from './fixtures.js';
 
@@ -14,15 +14,7 @@ const ROUTE = '/api/v1/dev/tools/docx/replace-placeholders';
 let server: RunningServer;
 let api: ApiClient;
 
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server.stop();
-  cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ server, api } = started));
 
 async function job(bytes: Uint8Array, variables: Record<string, unknown>, outputFormat?: string, name = 'template.docx'): Promise<any> {
   const fileId = await api.uploadId(bytes, name);
