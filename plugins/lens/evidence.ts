@@ -2,7 +2,7 @@
 // by their letters and digits (case, accents, punctuation and spacing ignored), numbers by value whatever
 // their format, dates by the day they name whatever their spelling.
 import * as chrono from 'chrono-node';
-import { parseAmount, words } from './understand.js';
+import { isoOf, parseAmount, words } from './understand.js';
 
 /** Letters and digits only, lower case, without accents, runs of anything else as one space. */
 export function fold(text: string): string {
@@ -76,13 +76,6 @@ export class Evidence {
     }
     return out;
   }
-}
-
-function isoOf(y: number | null, m: number | null, d: number | null): string | null {
-  if (!y || !m || !d || m > 12 || d > 31) return null;
-  const date = new Date(Date.UTC(y, m - 1, d));
-  if (date.getUTCMonth() !== m - 1) return null;
-  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
 /** A date answer as `YYYY-MM-DD`: ISO 8601 (a time part ignored) or any full date chrono-node reads; null otherwise. */

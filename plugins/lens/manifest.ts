@@ -9,6 +9,9 @@ const MAX_BYTES = 50 * 1024 * 1024;
 /** Pages one job may process, by organization plan; Enterprise (and any plan not listed) has no limit. */
 const PLAN_LIMITS = { Engine: 20, Editor: 150, Pro: 150, 'Pro trial': 150, Team: 150 };
 const files = [{ field: 'fileId', accept: INPUTS, maxBytes: MAX_BYTES }];
+/** Ends the descriptions of the three actions either engine may answer. */
+const ENGINE_NOTE =
+  " `engine` says which engine answered (`llm` when the operator's endpoint is configured and its answer passed the checks, else `builtin`, with `fallbackReason`).";
 
 export default definePlugin({
   manifest: {
@@ -36,7 +39,7 @@ export default definePlugin({
         export: 'classify',
         route: { method: 'POST', path: '/tools/lens/classify' },
         summary: 'Classify a document into one of the given categories',
-        description: 'Creates a tools job whose `result` holds `category` (always one of `categories`), `confidence` (0 to 1) and `reasoning`. The first 3 pages are read. `engine` says which engine answered (`llm` when the operator\'s endpoint is configured and its answer passed the checks, else `builtin`, with `fallbackReason`).',
+        description: 'Creates a tools job whose `result` holds `category` (always one of `categories`), `confidence` (0 to 1) and `reasoning`. The first 3 pages are read.' + ENGINE_NOTE,
         files,
         pages: { file: 'fileId', firstPages: 3, planLimits: PLAN_LIMITS },
         credits: { perRequest: 6 },
@@ -46,7 +49,7 @@ export default definePlugin({
         export: 'extract',
         route: { method: 'POST', path: '/tools/lens/extract' },
         summary: 'Extract typed fields from a document',
-        description: 'Creates a tools job whose `result` holds `data` (field → value or null) and `fieldsMissing`. Without `pages`, the first 50 pages of a PDF are read. `engine` says which engine answered (`llm` when the operator\'s endpoint is configured and its answer passed the checks, else `builtin`, with `fallbackReason`).',
+        description: 'Creates a tools job whose `result` holds `data` (field → value or null) and `fieldsMissing`. Without `pages`, the first 50 pages of a PDF are read.' + ENGINE_NOTE,
         files,
         pageSpecs: [{ field: 'pages', file: 'fileId' }],
         pages: { file: 'fileId', specs: 'pages', firstPages: 50, planLimits: PLAN_LIMITS, pdfOnly: [{ field: 'pages' }] },
@@ -57,7 +60,7 @@ export default definePlugin({
         export: 'generateFilename',
         route: { method: 'POST', path: '/tools/lens/generate-filename' },
         summary: 'Generate a filename from a document',
-        description: 'Creates a tools job whose `result` holds `generatedFilename` and `placeholders`; each `{placeholder}` of `filenameSchema` is filled from the first 3 pages, `unknown` when not found. `engine` says which engine answered (`llm` when the operator\'s endpoint is configured and its answer passed the checks, else `builtin`, with `fallbackReason`).',
+        description: 'Creates a tools job whose `result` holds `generatedFilename` and `placeholders`; each `{placeholder}` of `filenameSchema` is filled from the first 3 pages, `unknown` when not found.' + ENGINE_NOTE,
         files,
         pages: { file: 'fileId', firstPages: 3, planLimits: PLAN_LIMITS },
         credits: { perRequest: 6 },

@@ -254,6 +254,14 @@ export function letterhead(pages: PageText[], name: string): string | null {
 const DOTTED = /\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b/;
 
 /** Parses a value of `type` from the text after a label; null when the text holds none. */
+/** `YYYY-MM-DD` of a calendar date; null when a part is missing or the day does not exist. */
+export function isoOf(y: number | null, m: number | null, d: number | null): string | null {
+  if (!y || !m || !d || m > 12 || d > 31) return null;
+  const date = new Date(Date.UTC(y, m - 1, d));
+  if (date.getUTCMonth() !== m - 1) return null;
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
 export function parseValue(text: string, type: FieldType): FieldValue {
   const t = text.trim();
   if (!t) return null;
@@ -268,13 +276,8 @@ export function parseValue(text: string, type: FieldType): FieldValue {
         return `${dotted[3]}-${dotted[2]!.padStart(2, '0')}-${dotted[1]!.padStart(2, '0')}`;
       }
       const found = chrono.strict.parse(t)[0];
-      if (!found) return null;
-      const { start } = found;
-      const y = start.get('year');
-      const m = start.get('month');
-      const d = start.get('day');
-      if (!y || !m || !d || !start.isCertain('year')) return null;
-      return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+      if (!found || !found.start.isCertain('year')) return null;
+      return isoOf(found.start.get('year'), found.start.get('month'), found.start.get('day'));
     }
     case 'boolean': {
       if (/^(yes|true|y|x|☑|☒|✓|✔|checked|paid)\b/i.test(t)) return true;
