@@ -32,6 +32,8 @@ export async function startServer(): Promise<BenchServer> {
     QUIRE_RATE_LIMIT_PER_MINUTE: '0',
     // The default level: a job logs two lines, as in production (the start line is needed too).
     QUIRE_LOG_LEVEL: 'info',
+    // An operator's settings file (pool sizes, recycling) when the caller names one.
+    ...(process.env.QUIRE_CONFIG ? { QUIRE_CONFIG: process.env.QUIRE_CONFIG } : {}),
   };
   const proc: ChildProcess = spawn(process.execPath, [...(process.env.QUIRE_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let head = '';

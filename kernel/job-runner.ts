@@ -54,6 +54,9 @@ function walkPath(value: unknown, segments: string[], at: string[]): Array<{ pat
   return Object.keys(obj).flatMap((k) => walkPath(obj[k], rest, [...at, k]));
 }
 
+/** Jobs a plugin may have storing their output per thread, beyond the ones running: bounds the outputs held in memory when the disk is slower than the threads. */
+const STORING_PER_THREAD = 4;
+
 /** Most lines one job's worker may add to the log, and the longest message or field text kept. */
 const WORKER_LOG_LINES = 20;
 const WORKER_LOG_TEXT = 1000;
@@ -75,7 +78,10 @@ function writeWorkerLog(log: Logger, entries: WorkerLogEntry[] | undefined): voi
 @injectable()
 export class JobRunner {
   readonly #queues = new Map<string, string[]>();
+  /** Jobs of a plugin on a thread (at most the pool's capacity) ... */
   readonly #inflight = new Map<string, number>();
+  /** ... and those plus the ones whose output is still being stored. */
+  readonly #open = new Map<string, number>();
   readonly #running = new Set<Promise<void>>();
   readonly #resultValidators = new Map<string, ValidateFunction>();
   #accepting = true;
@@ -126,7 +132,7 @@ export class JobRunner {
 
   /** Unfinished jobs of a plugin held by this process (waiting plus running). */
   backlog(pluginId: string): number {
-    return (this.#queues.get(pluginId)?.length ?? 0) + (this.#inflight.get(pluginId) ?? 0);
+    return (this.#queues.get(pluginId)?.length ?? 0) + (this.#open.get(pluginId) ?? 0);
   }
 
   get runningCount(): number {
@@ -138,20 +144,32 @@ export class JobRunner {
     const queue = this.#queues.get(pluginId);
     // A plugin without a pool (disabled or unavailable) still drains its queue: each job fails with why.
     const capacity = this.registry.plugins.get(pluginId)?.pool?.capacity ?? 1;
-    while (queue?.length && (this.#inflight.get(pluginId) ?? 0) < capacity) {
+    while (queue?.length && (this.#inflight.get(pluginId) ?? 0) < capacity && (this.#open.get(pluginId) ?? 0) < capacity * (1 + STORING_PER_THREAD)) {
       const id = queue.shift()!;
       this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 0) + 1);
-      const run = this.#execute(id).catch((err) => this.log.error({ jobId: id, err }, 'job runner failure'));
+      this.#open.set(pluginId, (this.#open.get(pluginId) ?? 0) + 1);
+      // The thread's slot is given back as soon as the worker answers: the next job starts while this
+      // one's output and completion are written (two fsyncs the thread would otherwise sit out).
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 1) - 1);
+        this.#pump(pluginId);
+      };
+      const run = this.#execute(id, release).catch((err) => this.log.error({ jobId: id, err }, 'job runner failure'));
       this.#running.add(run);
       void run.finally(() => {
         this.#running.delete(run);
-        this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 1) - 1);
-        this.#pump(pluginId);
+        this.#open.set(pluginId, (this.#open.get(pluginId) ?? 1) - 1);
+        if (released) this.#pump(pluginId);
+        else release();
       });
     }
   }
 
-  async #execute(id: string): Promise<void> {
+  /** Runs one job; `release` gives its thread's slot back (called once the worker has answered, or by the caller at the end). */
+  async #execute(id: string, release: () => void): Promise<void> {
     const queued = await this.store.getJobById(id);
     if (!queued || queued.status !== 'PENDING') return;
     const reg = this.registry.byAction(queued.action);
@@ -173,7 +191,7 @@ export class JobRunner {
       const manifest = reg.plugin.definition.manifest;
       const outbound = manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
       const llm = manifest.llm && this.config.llm ? { llm: { ...this.config.llm } } : {};
-      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm });
+      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }).finally(release);
       writeWorkerLog(log, output.log);
       const result = output.result ?? {};
       this.#checkResult(reg, result);

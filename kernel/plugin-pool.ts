@@ -17,6 +17,9 @@ export class PluginPool {
   /** Tasks handed to the current threads and not yet settled (running or queued in Piscina). */
   #pending = new Set<Promise<unknown>>();
   readonly #retiring = new Set<Promise<void>>();
+  /** The pool that replaces the current one, while its threads warm up. */
+  #successor: Piscina<HostTask, HostReply> | null = null;
+  #closed = false;
   #recycled = 0;
   /** The plugin's provisioned services; each task then gets a port to call them (`input.call`). */
   services: PluginServices | null = null;
@@ -53,20 +56,30 @@ export class PluginPool {
   }
 
   /**
-   * Replaces the threads: new tasks go to a fresh pool (its threads started at once), the old one
-   * finishes every task it was given (running or queued: Piscina's close would end queued ones) and
-   * exits, and with it goes whatever native memory its threads held.
+   * Replaces the threads without a cold start: a fresh pool starts its threads and runs each one's
+   * `warmUp` while the current threads keep taking tasks; then new tasks go to the fresh pool, and the
+   * old one finishes every task it was given (running or queued: Piscina's close would end queued
+   * ones) and exits, and with it goes whatever native memory its threads held.
    */
   #recycle(): void {
-    const old = this.#piscina;
-    const pending = this.#pending;
-    this.#piscina = this.#create(this.limits.maxThreads);
-    this.#pending = new Set();
-    this.#tasks = 0;
-    this.#recycled++;
-    const closing = Promise.allSettled(pending).then(() => old.close()).catch(() => undefined);
-    this.#retiring.add(closing);
-    void closing.finally(() => this.#retiring.delete(closing));
+    if (this.#successor || this.#closed) return;
+    const next = this.#create(this.limits.maxThreads);
+    this.#successor = next;
+    // One warm task per thread: a thread runs one task at a time, so each is taken by a different thread.
+    const warming = Promise.allSettled(Array.from({ length: this.limits.maxThreads }, () => next.run({ kind: 'warm' })));
+    void warming.then(() => {
+      if (this.#successor !== next) return; // closed meanwhile
+      this.#successor = null;
+      const old = this.#piscina;
+      const pending = this.#pending;
+      this.#piscina = next;
+      this.#pending = new Set();
+      this.#tasks = 0;
+      this.#recycled++;
+      const closing = Promise.allSettled(pending).then(() => old.close()).catch(() => undefined);
+      this.#retiring.add(closing);
+      void closing.finally(() => this.#retiring.delete(closing));
+    });
   }
 
   /** The pool of a plugin, with its manifest's limits unless the operator overrides them. */
@@ -76,8 +89,9 @@ export class PluginPool {
   }
 
   /**
-   * How many jobs the runner hands over at once: one per thread, so a job is PROCESSING (and its
-   * deadline runs) only while a thread works on it; the rest wait PENDING in the runner's queue.
+   * How many jobs the runner has on threads at once: one per thread, so a job is PROCESSING (and its
+   * deadline runs) only while a thread works on it or its output is stored; the rest wait PENDING in
+   * the runner's queue.
    */
   get capacity(): number {
     return this.limits.maxThreads;
@@ -132,7 +146,10 @@ export class PluginPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#piscina.close({ force: true }), ...this.#retiring]);
+    this.#closed = true;
+    const successor = this.#successor;
+    this.#successor = null;
+    await Promise.all([this.#piscina.close({ force: true }), successor?.close({ force: true }), ...this.#retiring]);
   }
 }
 

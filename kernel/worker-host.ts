@@ -6,8 +6,11 @@ import { wholeBuffer } from './transferable.js';
 import type { WorkerInput, WorkerOutput } from './plugin-api.js';
 import { callerFor } from './service-port.js';
 
-/** `port` reaches the plugin's main-process services (when it provisions any). */
-export type HostTask = { kind: 'describe' } | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort };
+/**
+ * `port` reaches the plugin's main-process services (when it provisions any). `warm` loads the module and
+ * runs its `warmUp` export to the end: the pool sends it to fresh threads before they take over jobs.
+ */
+export type HostTask = { kind: 'describe' } | { kind: 'warm' } | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort };
 
 export type HostReply =
   | { ok: true; exports?: string[]; output?: WorkerOutput }
@@ -15,10 +18,23 @@ export type HostReply =
 
 const { workerUrl } = workerData as { workerUrl: string };
 let loaded: Promise<Record<string, unknown>> | undefined;
+let warmed: Promise<void> | undefined;
 
+/** Imports the worker module once per thread; its `warmUp` export, if any, then runs in the thread's spare time. */
 function load(): Promise<Record<string, unknown>> {
-  loaded ??= import(workerUrl) as Promise<Record<string, unknown>>;
+  loaded ??= (import(workerUrl) as Promise<Record<string, unknown>>).then((mod) => {
+    setImmediate(() => void warmUp(mod));
+    return mod;
+  });
   return loaded;
+}
+
+/** Runs the module's `warmUp()` once per thread (what the first job would otherwise pay: engines, fonts); a failure only leaves the thread cold. */
+function warmUp(mod: Record<string, unknown>): Promise<void> {
+  warmed ??= (async () => {
+    if (typeof mod.warmUp === 'function') await (mod.warmUp as () => unknown)();
+  })().catch(() => undefined);
+  return warmed;
 }
 
 function serialize(err: unknown): SerializedError {
@@ -38,6 +54,10 @@ export default async function host(task: HostTask): Promise<HostReply> {
   const caller = task.kind === 'run' && task.port ? callerFor(task.port) : null;
   try {
     const mod = await load();
+    if (task.kind === 'warm') {
+      await warmUp(mod);
+      return { ok: true };
+    }
     if (task.kind === 'describe') {
       return { ok: true, exports: Object.keys(mod).filter((k) => typeof mod[k] === 'function') };
     }

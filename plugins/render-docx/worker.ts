@@ -11,7 +11,8 @@ const DOCX: OfficeTarget = {
   warmUp: { document: { type: 'docx' }, sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Warm-up' }, { type: 'table', headerRows: 1, rows: [['a'], ['b']] }] }] },
 };
 
-warmUpOfficeThread(DOCX);
+/** Run by the kernel once per thread, before the thread's first job when it can (see docs/plugins.md#warming-up). */
+export const warmUp = () => warmUpOfficeThread(DOCX);
 
 export async function renderDocx(input: WorkerInput<RenderDocxParams>): Promise<WorkerOutput> {
   return renderOffice(DOCX, input);

@@ -13,7 +13,8 @@ export const PIXEL_LIMITS = { page: 100_000_000, total: 500_000_000 };
 const MIME: Record<RasterFormat, string> = { png: 'image/png', jpeg: 'image/jpeg' };
 const EXTENSION: Record<RasterFormat, string> = { png: 'png', jpeg: 'jpg' };
 
-setImmediate(warmUpCompiler);
+/** Run by the kernel once per thread, before the thread's first job when it can (see docs/plugins.md#warming-up). */
+export const warmUp = warmUpCompiler;
 
 export async function renderImages(input: WorkerInput<ImageParams>): Promise<WorkerOutput> {
   const { format, dpi, pages: specs } = input.params.image;

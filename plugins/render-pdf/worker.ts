@@ -4,7 +4,8 @@ import type { DocumentJson } from '../../contracts/document-json.js';
 import { compileDocument, warmUpCompiler } from './compile.js';
 import type { RenderParams } from './contract.js';
 
-setImmediate(warmUpCompiler);
+/** Run by the kernel once per thread, before the thread's first job when it can (see docs/plugins.md#warming-up). */
+export const warmUp = warmUpCompiler;
 
 export async function renderPdf(input: WorkerInput<RenderParams>): Promise<WorkerOutput> {
   const { pdf, result } = compileDocument(input);

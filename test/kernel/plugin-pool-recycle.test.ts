@@ -1,4 +1,4 @@
-// Thread recycling (recycleAfter): the threads are replaced every N tasks, and no task is lost or aborted when it happens,
+// Thread recycling (recycleAfter): the threads are replaced every N tasks by warmed-up ones, and no task is lost or aborted when it happens,
 // whether tasks come one at a time or many at once.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -10,7 +10,8 @@ const input = (ms: number) => ({ params: { ms }, files: [], settings: {} });
 test('runs every task to its result across many recycles, one task at a time', async () => {
   const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 100, recycleAfter: 2 });
   try {
-    for (let i = 0; i < 20; i++) assert.equal(await pool.run('sleepFor', input(i % 3)), { result: { slept: i % 3 } });
+    // A recycle completes once the new threads have warmed up (~0.1 s here); tasks run on the old ones meanwhile.
+    for (let i = 0; pool.recycled < 4 && i < 5000; i++) assert.equal(await pool.run('sleepFor', input(i % 3)), { result: { slept: i % 3 } });
     assert.ok(pool.recycled >= 4, `recycled ${pool.recycled} times`);
   } finally {
     await pool.close();
@@ -21,17 +22,46 @@ test('runs every task to its result across recycles while tasks are in flight', 
   const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 100, recycleAfter: 3 });
   try {
     // Two at a time, like the job runner (one task per thread).
-    for (let round = 0; round < 12; round++) {
+    for (let round = 0; pool.recycled < 4 && round < 3000; round++) {
       const results = await Promise.all([pool.run('sleepFor', input(5)), pool.run('sleepFor', input(1))]);
       assert.equal(results, [{ result: { slept: 5 } }, { result: { slept: 1 } }], `round ${round}`);
     }
     // And a burst of more tasks than threads, queued in the pool.
     const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => pool.run('sleepFor', input(i % 4))));
     burst.forEach((r, i) => assert.equal(r, { result: { slept: i % 4 } }, `task ${i}`));
-    assert.ok(pool.recycled >= 8, `recycled ${pool.recycled} times`);
+    assert.ok(pool.recycled >= 4, `recycled ${pool.recycled} times`);
   } finally {
     await pool.close();
   }
+});
+
+test('hands tasks to new threads only once their warmUp has finished', async () => {
+  const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 100, recycleAfter: 3 });
+  try {
+    const seen: Array<{ warmed: boolean; threadId: number; generation: number }> = [];
+    for (let i = 0; i < 3000 && pool.recycled < 3; i++) {
+      const generation = pool.recycled;
+      const [a, b] = await Promise.all([pool.run('threadState', input(0)), pool.run('threadState', input(0))]);
+      for (const r of [a, b]) seen.push({ ...(r.result as { warmed: boolean; threadId: number }), generation });
+    }
+    assert.ok(pool.recycled >= 3, `recycled ${pool.recycled} times`);
+    const replaced = seen.filter((s) => s.generation > 0);
+    assert.ok(replaced.length > 0);
+    replaced.forEach((s) => assert.ok(s.warmed, `thread ${s.threadId} (generation ${s.generation}) took a task before its warmUp ended`));
+    // The threads really were replaced: later generations ran on other threads than the first.
+    const first = new Set(seen.filter((s) => s.generation === 0).map((s) => s.threadId));
+    assert.ok(replaced.some((s) => !first.has(s.threadId)));
+  } finally {
+    await pool.close();
+  }
+});
+
+test('closes cleanly while new threads are still warming up', async () => {
+  const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 100, recycleAfter: 1 });
+  await Promise.all([pool.run('sleepFor', input(0)), pool.run('sleepFor', input(0))]);
+  // The threshold was reached: a successor is warming (40 ms); closing now must not wait on or leak it.
+  await pool.close();
+  assert.equal(pool.recycled, 0);
 });
 
 test.run();

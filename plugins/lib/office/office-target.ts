@@ -31,15 +31,12 @@ export async function renderOffice(target: OfficeTarget, input: WorkerInput<{ do
 }
 
 /**
- * A new thread loads what the first document would otherwise pay for (fonts, CSL engines, Temml,
- * grammars, the writer's code paths) while it is still idle. A failed warm-up only means a slower first
- * job, which reports any real problem.
+ * What the first document of a thread would otherwise pay for (fonts, CSL engines, Temml, grammars, the
+ * writer's code paths); the worker's `warmUp`. A failed warm-up only means a slower first job, which
+ * reports any real problem.
  */
-export function warmUpOfficeThread(target: OfficeTarget): void {
-  setImmediate(() => {
-    warmUpResolver()
-      .then(() => resolveDocument(target.warmUp, new Map(), { createdAt: new Date(0).toISOString() }))
-      .then((office) => target.write(office))
-      .catch(() => undefined);
-  });
+export async function warmUpOfficeThread(target: OfficeTarget): Promise<void> {
+  await warmUpResolver();
+  const office = await resolveDocument(target.warmUp, new Map(), { createdAt: new Date(0).toISOString() });
+  await target.write(office);
 }
