@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import { PluginError, type WorkerInput } from '../../kernel/plugin-api.js';
-import { checkReadiness } from '../../contracts/readiness.js';
+import { checkReadiness } from '../../contracts/readiness-check.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { buildTypstInput, type LoadedImage } from './typst-data.js';
 import { BUNDLED_FAMILIES, bundledFontBlobs, fontStack } from './fonts.js';

@@ -1,5 +1,12 @@
 // One-dimensional barcodes (EAN, UPC, ITF-14, Code 39, Code 128) as SVG, drawn by bwip-js, for any renderer to embed.
-import bwipjs from 'bwip-js';
+import { createRequire } from 'node:module';
+import type * as BwipJs from 'bwip-js';
+
+// bwip-js takes ~70 ms to load and few documents have a barcode: loaded on the first one, not when a render thread starts.
+// require gives its CommonJS build (exports "node"."require"), the same library as the ESM build.
+const require = createRequire(import.meta.url);
+let bwipjsModule: typeof BwipJs | undefined;
+const bwipjs = (): typeof BwipJs => (bwipjsModule ??= require('bwip-js') as typeof BwipJs);
 
 export type BarcodeFormat = 'code128' | 'ean13' | 'ean8' | 'upca' | 'code39' | 'itf14';
 
@@ -33,9 +40,10 @@ export function barcodeSvg(value: string, format: BarcodeFormat, options: Barcod
   const texts: string[] = [];
   let padLeft = 0;
   let padTop = 0;
-  const inner = bwipjs.drawingSVG();
+  const bwip = bwipjs();
+  const inner = bwip.drawingSVG();
   // bwip-js's own SVG drawing, except that text becomes <text> in the document's font when one is given.
-  const drawing: bwipjs.DrawingContext<string> = {
+  const drawing: BwipJs.DrawingContext<string> = {
     ...inner,
     setopts(opts) {
       inner.setopts?.(opts);
@@ -58,7 +66,7 @@ export function barcodeSvg(value: string, format: BarcodeFormat, options: Barcod
 
   let drawn: string;
   try {
-    const render: bwipjs.RenderOptions & { hidestars?: boolean } = {
+    const render: BwipJs.RenderOptions & { hidestars?: boolean } = {
       bcid,
       text: value,
       scale: SCALE,
@@ -72,7 +80,7 @@ export function barcodeSvg(value: string, format: BarcodeFormat, options: Barcod
       paddingbottom: fontFamily === undefined ? 1 : 3,
       backgroundcolor: 'FFFFFF',
     };
-    drawn = bwipjs.render(render, drawing);
+    drawn = bwip.render(render, drawing);
   } catch (err) {
     // bwip-js messages read "bwipp.ean13badCheckDigit#6915: Incorrect EAN-13 check digit provided".
     const reason = String((err as Error)?.message ?? err).replace(/^bwip(p|-js)[.:][^:]*:\s*/, '');

@@ -1,5 +1,11 @@
 // QR codes as one crisp SVG path (merged runs of dark modules), for any renderer to embed as a vector image.
-import QRCode, { type BitMatrix } from 'qrcode';
+import { createRequire } from 'node:module';
+import type * as QRCode from 'qrcode';
+
+// qrcode (CommonJS) is loaded on the first QR code, not when a render thread starts: most documents have none.
+const require = createRequire(import.meta.url);
+let qrcodeModule: typeof QRCode | undefined;
+const qrcode = (): typeof QRCode => (qrcodeModule ??= require('qrcode') as typeof QRCode);
 
 export interface QrSvgOptions {
   /** Side length of the whole symbol, quiet zone included, in points (default 85.04 pt = 3 cm). */
@@ -18,9 +24,9 @@ const SAFE_COLOR = /^(#[0-9a-f]{3,8}|[a-z]{3,20}|rgba?\([0-9.,%\s]+\))$/i;
 /** Draws `value` (encoded as UTF-8 bytes, or a denser mode when the text allows) as a QR code; `modules` counts the symbol without its quiet zone. */
 export function qrSvg(value: string, options: QrSvgOptions = {}): { svg: string; modules: number } {
   const level = options.errorCorrection ?? 'M';
-  let matrix: BitMatrix;
+  let matrix: QRCode.BitMatrix;
   try {
-    matrix = QRCode.create(value, { errorCorrectionLevel: level }).modules;
+    matrix = qrcode().create(value, { errorCorrectionLevel: level }).modules;
   } catch (err) {
     const bytes = Buffer.byteLength(value, 'utf8');
     throw new Error(`Cannot encode a QR code of ${value.length} characters (${bytes} UTF-8 bytes) at error correction ${level}: ${(err as Error).message}`);
