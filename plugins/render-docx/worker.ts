@@ -11,7 +11,7 @@ const DOCX: OfficeTarget = {
   warmUp: { document: { type: 'docx' }, sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Warm-up' }, { type: 'table', headerRows: 1, rows: [['a'], ['b']] }] }] },
 };
 
-/** Run by the kernel once per thread, before the thread's first job when it can (see docs/plugins.md#warming-up). */
+/** Run by the kernel once per thread, before the thread's first job when it can (docs/plugins.md, The worker). */
 export const warmUp = () => warmUpOfficeThread(DOCX);
 
 export async function renderDocx(input: WorkerInput<RenderDocxParams>): Promise<WorkerOutput> {

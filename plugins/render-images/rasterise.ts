@@ -26,10 +26,15 @@ const DATA = {
 
 let pdfjs: Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> | undefined;
 
+/** pdfjs, imported on first use (a thread that never draws does not pay for it). */
+export function loadPdfjs(): Promise<typeof import('pdfjs-dist/legacy/build/pdf.mjs')> {
+  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
+  return pdfjs;
+}
+
 /** Opens a PDF with pdfjs the safe way: local data files, no code evaluation, glyphs drawn as paths. */
 export async function openPdfjsDocument(pdf: Uint8Array): Promise<PDFDocumentProxy> {
-  pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs');
-  const { getDocument } = await pdfjs;
+  const { getDocument } = await loadPdfjs();
   return getDocument({
     data: pdf,
     ...DATA,

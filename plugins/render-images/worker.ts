@@ -5,6 +5,7 @@ import { resolveSpecs } from '../lib/page-selection.js';
 import { storedZip } from '../lib/zip-store.js';
 import { compileDocument, warmUpCompiler } from '../render-pdf/compile.js';
 import { PageRasterError, PdfRasteriser, type RasterFormat } from './rasterise.js';
+import { drawerThread, renderPagesShared } from './two-threads.js';
 import type { ImageParams, ImageResultBody } from './contract.js';
 
 /** Bounds on what one job draws: a page's canvas is 4 bytes a pixel, and the encoded pages are held until zipped. */
@@ -13,19 +14,24 @@ export const PIXEL_LIMITS = { page: 100_000_000, total: 500_000_000 };
 const MIME: Record<RasterFormat, string> = { png: 'image/png', jpeg: 'image/jpeg' };
 const EXTENSION: Record<RasterFormat, string> = { png: 'png', jpeg: 'jpg' };
 
-/** Run by the kernel once per thread, before the thread's first job when it can (see docs/plugins.md#warming-up). */
-export const warmUp = warmUpCompiler;
+/** Run by the kernel once per thread, before the thread's first job when it can: Typst, and the second drawing thread with pdfjs. */
+export function warmUp(): void {
+  warmUpCompiler();
+  drawerThread();
+}
 
 export async function renderImages(input: WorkerInput<ImageParams>): Promise<WorkerOutput> {
   const { format, dpi, pages: specs } = input.params.image;
   const { pdf, result } = compileDocument(input);
+  // pdfjs may take the bytes it opens over: a copy is kept for the second drawing thread.
+  const copy = new Uint8Array(pdf);
   const raster = await PdfRasteriser.open(new Uint8Array(pdf.buffer, pdf.byteOffset, pdf.byteLength));
   try {
     const pageCount = raster.pageCount;
     // Overlapping specs select a page once; the images come in page order.
     const selected = [...new Set(resolveSpecs('image.pages', specs, pageCount).flat())].sort((a, b) => a - b).map((i) => i + 1);
-    await checkPixels(raster, selected, dpi);
-    const images = await raster.renderPages(selected, dpi, format).catch((err: unknown) => {
+    const largest = await checkPixels(raster, selected, dpi);
+    const images = await renderPagesShared(raster, copy, selected, dpi, format, largest).catch((err: unknown) => {
       if (!(err instanceof PageRasterError)) throw err;
       throw new PluginError('RASTERISE_FAILED', `Page ${err.page} of ${pageCount} could not be rasterised: ${err.message}.`);
     });
@@ -39,11 +45,16 @@ export async function renderImages(input: WorkerInput<ImageParams>): Promise<Wor
   }
 }
 
-/** Refuses, before drawing anything, a page or a selection past PIXEL_LIMITS, with the figures and what to change. */
-async function checkPixels(raster: PdfRasteriser, pages: number[], dpi: number): Promise<void> {
+/**
+ * Refuses, before drawing anything, a page or a selection past PIXEL_LIMITS, with the figures and what to
+ * change; returns the pixel count of the largest page.
+ */
+async function checkPixels(raster: PdfRasteriser, pages: number[], dpi: number): Promise<number> {
   let total = 0;
+  let largest = 0;
   for (const page of pages) {
     const { width, height } = await raster.pixelSize(page, dpi);
+    largest = Math.max(largest, width * height);
     if (width * height > PIXEL_LIMITS.page) {
       throw new PluginError('IMAGE_TOO_LARGE', `Page ${page} at ${dpi} dpi would be ${width} × ${height} px (${mp(width * height)} megapixels); a page image may have at most ${mp(PIXEL_LIMITS.page)}: lower image.dpi.`);
     }
@@ -57,6 +68,7 @@ async function checkPixels(raster: PdfRasteriser, pages: number[], dpi: number):
         `select fewer pages with image.pages, or lower image.dpi (at most ${fits} for these pages).`,
     );
   }
+  return largest;
 }
 
 function mp(pixels: number): string {

@@ -13,7 +13,7 @@ const ODT: OfficeTarget = {
   warmUp: { document: { type: 'odt' }, sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Warm-up' }, { type: 'table', rows: [['a']] }, { type: 'math', latex: 'x^2' }] }] },
 };
 
-/** Run by the kernel once per thread, before the thread's first job when it can (see docs/plugins.md#warming-up). */
+/** Run by the kernel once per thread, before the thread's first job when it can (docs/plugins.md, The worker). */
 export const warmUp = () => warmUpOfficeThread(ODT);
 
 export async function renderOdt(input: WorkerInput<RenderOdtParams>): Promise<WorkerOutput> {

@@ -4,7 +4,7 @@ import type { DocumentJson } from '../../contracts/document-json.js';
 import { compileDocument, warmUpCompiler } from './compile.js';
 import type { RenderParams } from './contract.js';
 
-/** Run by the kernel once per thread, before the thread's first job when it can (see docs/plugins.md#warming-up). */
+/** Run by the kernel once per thread, before the thread's first job when it can (docs/plugins.md, The worker). */
 export const warmUp = warmUpCompiler;
 
 export async function renderPdf(input: WorkerInput<RenderParams>): Promise<WorkerOutput> {

@@ -231,6 +231,32 @@ test('selects each page once, in page order, across overlapping specs; JPEG page
   }
 });
 
+test('draws jobs of 4 pages or more on two threads: every page-<n> of the ZIP is poppler\'s page n, the closest of all', async () => {
+  // Page n carries n paragraphs, so pages differ in how much ink they have; the second thread draws pages 2, 4 and 6.
+  const content: Json[] = [];
+  for (let n = 1; n <= 6; n++) {
+    if (n > 1) content.push({ type: 'pageBreak' });
+    content.push({ type: 'h1', text: `Page ${n}` });
+    for (let k = 0; k < n * 2; k++) content.push({ type: 'text', text: `Paragraph ${k + 1} of page ${n}: rendering documents to images keeps what the PDF shows, page after page, in order.` });
+  }
+  const config = { document: { type: 'pdf', filename: 'six' }, sections: [{ type: 'flow', content }] };
+  const pdf = await api.post(RENDER, { config });
+  const file = path.join(work, 'six.pdf');
+  writeFileSync(file, (await api.withKey(null).download((await waitFor(pdf.body.jobId)).downloadUrl)).bytes);
+  await run('pdftoppm', ['-r', '60', '-gray', file, path.join(work, 'six')]);
+  const poppler = [1, 2, 3, 4, 5, 6].map((n) => readPgm(readFileSync(path.join(work, `six-${n}.pgm`))));
+  const { job, bytes } = await renderImages({ config, image: { format: 'jpeg', dpi: 60 } });
+  assert.equal(job.image.selectedPages, [1, 2, 3, 4, 5, 6]);
+  assert.equal(await zipNames(bytes), [1, 2, 3, 4, 5, 6].map((n) => `page-${n}.jpg`));
+  for (let n = 1; n <= 6; n++) {
+    const ours = await decodeJpeg(await zipEntry(bytes, `page-${n}.jpg`));
+    const diffs = poppler.map((p) => meanDifference(ours, p));
+    const closest = diffs.indexOf(Math.min(...diffs)) + 1;
+    assert.is(closest, n, `page-${n}.jpg looks most like poppler's page ${closest} (differences ${diffs.map((d) => (d * 100).toFixed(2)).join(', ')} %)`);
+    assert.ok(diffs[n - 1]! < 0.02, `page-${n}.jpg differs from poppler's page ${n} by ${(diffs[n - 1]! * 100).toFixed(2)} %`);
+  }
+});
+
 test('renders every page when image.pages is left out: one page gives the image, several a ZIP', async () => {
   const one = await renderImages({ config: pages(1) });
   assert.equal(one.created.image, { format: 'png', dpi: 150, pages: ['1-'], selectedPages: null });
