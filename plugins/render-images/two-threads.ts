@@ -26,8 +26,6 @@ class DrawerThread {
     // The helper gets the heap limits of the thread that starts it (the plugin's pool limits); it ends with that thread.
     const limits = Object.fromEntries(Object.entries(resourceLimits).filter(([, v]) => typeof v === 'number' && v > 0));
     this.#worker = new Worker(new URL('./page-drawer.js', import.meta.url), { resourceLimits: limits });
-    // Idle, it must not keep its parent alive; while it draws, it does (see draw).
-    this.#worker.unref();
     this.#worker.on('message', (reply: DrawReply) => {
       const done = this.#waiting.get(reply.id);
       this.#waiting.delete(reply.id);
@@ -36,6 +34,9 @@ class DrawerThread {
     });
     this.#worker.on('error', (err) => this.#stop(err.message));
     this.#worker.on('exit', (code) => this.#stop(`it exited with code ${code}`));
+    // Idle, it must not keep its parent alive; while it draws, it does (see draw). After the listeners:
+    // adding a 'message' listener refs the worker again.
+    this.#worker.unref();
   }
 
   get stopped(): boolean {
