@@ -1,7 +1,7 @@
 // mdast blocks → document JSON elements: headings, paragraphs, images, lists, tables, quotes, code, charts, math and leaf directives.
 import type { Blockquote, Code, Heading, List, ListItem as MdListItem, Nodes, Paragraph, PhrasingContent, RootContent, Text } from 'mdast';
 import type { Math as MathNode } from 'mdast-util-math';
-import YAML, { LineCounter } from 'yaml';
+import { YamlText } from './yaml-text.js';
 import type { Element, ListItem } from '../document-json.js';
 import type { Inline } from '../inline-markup.js';
 import { parseAttributeList, readAttributes, type Attributes, type Kind } from './attributes.js';
@@ -344,16 +344,16 @@ function chart(ctx: ParseContext, node: Code, attributes: Attributes): Element {
   const startLine = (node.position?.start.line ?? 1) + 1;
   let body: unknown;
   try {
-    const lines = new LineCounter();
-    const doc = YAML.parseDocument(node.value, { uniqueKeys: true, prettyErrors: true, lineCounter: lines, logLevel: 'error' });
-    const problem = doc.errors[0];
+    const yaml = new YamlText(node.value);
+    const read = yaml.read();
+    const problem = read.errors?.[0];
     if (problem) {
-      const pos = lines.linePos(problem.pos[0]);
+      const pos = yaml.lines.linePos(problem.pos[0]);
       ctx.error('INVALID_DIRECTIVE', `the chart block is not valid YAML or JSON: ${problem.message.split('\n')[0]}`, { line: startLine + pos.line - 1, column: pos.col });
       return { type: 'chart' } as unknown as Element;
     }
-    body = doc.toJS({ maxAliasCount: 100 });
-    ctx.yamlSources.push({ prefix: ctx.path, doc, line: startLine, lines });
+    body = read.data;
+    ctx.yamlSources.push({ prefix: ctx.path, yaml, line: startLine });
   } catch (e) {
     ctx.error('INVALID_DIRECTIVE', `the chart block cannot be read: ${(e as Error).message}`, node);
     return { type: 'chart' } as unknown as Element;

@@ -1,6 +1,6 @@
 // State shared while one Markdown source becomes document JSON: issues with source positions, definitions, positions of JSON paths.
 import type { Definition, FootnoteDefinition, Nodes } from 'mdast';
-import type { Document, LineCounter } from 'yaml';
+import type { YamlText } from './yaml-text.js';
 
 /** An error or warning: the JSON path it concerns and, when known, where in the Markdown source. */
 export interface Issue {
@@ -28,8 +28,8 @@ export class ParseContext {
   readonly openFootnotes = new Set<string>();
   /** Where each JSON path (section, element, row, cell, item) starts in the source. */
   readonly positions = new Map<string, Point>();
-  /** YAML read from the source (front matter, chart blocks): paths under `prefix` are found in `doc`, whose first line is `line`. */
-  readonly yamlSources: Array<{ prefix: string; doc: Document; line: number; lines: LineCounter }> = [];
+  /** YAML read from the source (front matter, chart blocks): paths under `prefix` are found in `yaml`, whose first line is `line`. */
+  readonly yamlSources: Array<{ prefix: string; yaml: YamlText; line: number }> = [];
   #lineStarts: number[] | null = null;
 
   constructor(readonly source: string) {}

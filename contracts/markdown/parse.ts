@@ -1,7 +1,8 @@
 // Extended Markdown → document JSON: front matter, sections, elements, then the document validator, with every issue placed in the source.
 import type { FootnoteDefinition, Nodes, RootContent, Yaml } from 'mdast';
 import type { ContainerDirective } from 'mdast-util-directive';
-import YAML, { LineCounter } from 'yaml';
+import YAML from 'yaml';
+import { YamlText } from './yaml-text.js';
 import type { Defaults, DocumentJson, Element, FlowSection, Section } from '../document-json.js';
 import { scanReferences, validateDocument } from '../document-validator.js';
 import { mergeDefaults } from '../styles.js';
@@ -142,20 +143,19 @@ function sortIssues(issues: Issue[]): Issue[] {
 
 function frontMatter(ctx: ParseContext, node: Yaml): Record<string, unknown> {
   const line = (node.position?.start.line ?? 1) + 1;
-  const lineCounter = new LineCounter();
+  const yaml = new YamlText(node.value);
   const at = (offset: number): Point => {
-    const p = lineCounter.linePos(offset);
+    const p = yaml.lines.linePos(offset);
     return { line: line + p.line - 1, column: p.col };
   };
-  let doc: YAML.Document;
   let data: unknown;
   try {
-    doc = YAML.parseDocument(node.value, { uniqueKeys: true, prettyErrors: true, lineCounter, logLevel: 'error' });
-    if (doc.errors.length) {
-      for (const e of doc.errors) ctx.error('INVALID_FRONT_MATTER', `the front matter is not valid YAML: ${e.message.split('\n')[0]}`, at(e.pos[0]), '(front matter)');
+    const read = yaml.read();
+    if (read.errors) {
+      for (const e of read.errors) ctx.error('INVALID_FRONT_MATTER', `the front matter is not valid YAML: ${e.message.split('\n')[0]}`, at(e.pos[0]), '(front matter)');
       return {};
     }
-    data = doc.toJS({ maxAliasCount: 100 });
+    data = read.data;
   } catch (e) {
     ctx.error('INVALID_FRONT_MATTER', `the front matter cannot be read: ${(e as Error).message}`, node, '(front matter)');
     return {};
@@ -168,12 +168,13 @@ function frontMatter(ctx: ParseContext, node: Yaml): Record<string, unknown> {
   const settings = data as Record<string, unknown>;
   for (const key of Object.keys(settings)) {
     if ((FRONT_MATTER_KEYS as readonly string[]).includes(key)) continue;
-    const keyNode = doc.contents && YAML.isMap(doc.contents) ? doc.contents.items.find((p) => YAML.isScalar(p.key) && p.key.value === key)?.key : undefined;
+    const { contents } = yaml.doc;
+    const keyNode = contents && YAML.isMap(contents) ? contents.items.find((p) => YAML.isScalar(p.key) && p.key.value === key)?.key : undefined;
     const range = (keyNode as { range?: [number, number, number] } | undefined)?.range;
     ctx.error('INVALID_FRONT_MATTER', `the front matter has no key "${key}"; the keys are ${FRONT_MATTER_KEYS.join(', ')} (page and metadata settings go under document:)`, range ? at(range[0]) : node, '(front matter)');
     delete settings[key];
   }
-  ctx.yamlSources.push({ prefix: '', doc, line, lines: lineCounter });
+  ctx.yamlSources.push({ prefix: '', yaml, line });
   return settings;
 }
 
@@ -270,9 +271,9 @@ function locate(ctx: ParseContext, path: string): Point | undefined {
     const segments: Array<string | number> = [];
     for (const m of rest.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) segments.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
     while (segments.length) {
-      const node = source.doc.getIn(segments, true) as { range?: [number, number, number] } | undefined;
+      const node = source.yaml.doc.getIn(segments, true) as { range?: [number, number, number] } | undefined;
       if (node?.range) {
-        const p = source.lines.linePos(node.range[0]);
+        const p = source.yaml.lines.linePos(node.range[0]);
         return { line: source.line + p.line - 1, column: p.col };
       }
       segments.pop();

@@ -178,6 +178,44 @@ test('reports malformed, unknown and unclosed front matter with lines', () => {
   assert.equal(errors('---\ndocument:\n  title: x\n'), [['INVALID_FRONT_MATTER', '(front matter)', 1, 1]]);
 });
 
+test('reads YAML the same on the fast path (js-yaml) as on the yaml library\'s path an alias forces', () => {
+  // The same citations, once alone and once followed by one that uses an alias: the second text is read by the
+  // yaml library (aliases expand there, bounded), the first by js-yaml. Both must give the same data.
+  const citations = [
+    '  - id: a',
+    '    type: book',
+    '    title: "Tab\\there, \\u00e9, \'quotes\' and # not a comment"',
+    "    publisher: 'It''s plain: yes, no, on, off, ~ stay text'",
+    '    volume: 0x1F',
+    '    issue: 012',
+    '    number: 1_000',
+    '    page: 12-15',
+    '    note: |',
+    '      two',
+    '      lines',
+    '    abstract: >',
+    '      folded',
+    '      text',
+    '    issued: {date-parts: [[2020, 1, 2]]}',
+    '    accessed: 2024-02-30',
+    '    author: [{family: "O\'Brien", given: Ann}, {literal: "~ null? no"}]',
+    '    keyword: !!str 12',
+    '  - {id: b, type: article-journal, title: "Ünïcødé ✓ 👍", edition: 2.50, language: null}',
+  ];
+  const fast = parseMarkdown(`---\ncitations:\n${citations.join('\n')}\n---\n\nSee @[a] and @[b].`);
+  const slow = parseMarkdown(`---\ncitations:\n${citations.join('\n')}\n  - {id: c, type: book, title: &t "Aliased"}\n  - {id: d, type: book, title: *t}\n---\n\nSee @[a] and @[b].`);
+  assert.ok(fast.document && slow.document, JSON.stringify([fast.errors, slow.errors]));
+  assert.equal(fast.document.citations, slow.document.citations!.slice(0, 2));
+  assert.equal(slow.document.citations!.slice(2).map((c) => c.title), ['Aliased', 'Aliased']);
+  const a = fast.document.citations![0] as Record<string, unknown>;
+  assert.equal([a.volume, a.issue, a.number, a.accessed, a.keyword], [31, 12, '1_000', '2024-02-30', '12']);
+  // A null key is "" for the yaml library and "null" for js-yaml: such a text is read by the yaml library.
+  const nullKey = parseMarkdown('---\nabbreviations:\n  ~: Nothing\n---\n\nText');
+  const nullKeyAliased = parseMarkdown('---\nabbreviations:\n  ~: Nothing\n  X: &x Something\n  Y: *x\n---\n\nText');
+  assert.equal(nullKey.errors.map((e) => [e.code, e.path]), nullKeyAliased.errors.map((e) => [e.code, e.path]));
+  assert.ok(nullKey.errors.some((e) => e.path === 'abbreviations.'), JSON.stringify(nullKey.errors));
+});
+
 test('maps validator errors back to the line of the element or front matter field', () => {
   assert.equal(errors('# One {#a}\n\nText\n\n## Two {#a}'), [['DUPLICATE_ANCHOR', 'sections[0].content[2].id', 5, 1]]);
   assert.equal(errors('Text\n\n::spacer{height=500}'), [['LIMIT_EXCEEDED', 'sections[0].content[1].height', 3, 1]]);
