@@ -1,4 +1,4 @@
-// Times parseMarkdown on a 1 MB Extended Markdown document and on a typical 5-page one, beside micromark alone (the floor) and a peer parser; never fails a build.
+// Times parseMarkdown on a 1 MB Extended Markdown document and on a typical 5-page one (in process and through POST /render/validate/markdown), beside micromark alone (the floor) and a peer parser; never fails a build.
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -9,6 +9,7 @@ import { markdownTree } from '../contracts/markdown/tree.js';
 import type { DocumentJson } from '../contracts/document-json.js';
 import { reportDocument } from '../test/fixtures/documents.js';
 import { fmt, percentile, spread, table, type Spread } from './stats.js';
+import { JsonClient, startServer } from './render-http.js';
 
 const { values } = parseArgs({
   strict: false,
@@ -118,11 +119,34 @@ interface Figures {
   small: Spread;
   smallCpu: number;
   smallErrors: number;
+  /** POST /render/validate/markdown of the 5-page document, one request after another, on a started server. */
+  http: Spread | null;
+}
+
+/** Wall times of validating `source` over HTTP (the parse runs in the server's Markdown threads), after warm-up requests. */
+async function validateOverHttp(source: string, runs: number, warmup: number): Promise<number[]> {
+  const server = await startServer();
+  const client = new JsonClient(server.baseUrl, 1);
+  try {
+    const once = async () => {
+      const t0 = performance.now();
+      const reply = await client.request('POST', '/api/v1/dev/render/validate/markdown', { content: source });
+      if (reply.status !== 200 || reply.body.valid !== true) throw new Error(`validation answered ${reply.status}: ${JSON.stringify(reply.body).slice(0, 300)}`);
+      return performance.now() - t0;
+    };
+    for (let i = 0; i < warmup; i++) await once();
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) times.push(await once());
+    return times;
+  } finally {
+    client.close();
+    await server.stop();
+  }
 }
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' / ');
 
-function main(): void {
+async function main(): Promise<void> {
   log(`Extended Markdown benchmark (${QUICK ? 'quick' : 'full'}); wall time in ms, p50 of ${RUNS} runs after ${WARMUP} warm-up runs (5-page document: ${SMALL_RUNS} after ${SMALL_WARMUP}).`);
   log(`load average at start (1/5/15 min): ${loadAverage()} — anything above 0 is other work competing for the same cores.\n`);
   const big = bigMarkdown();
@@ -155,6 +179,9 @@ function main(): void {
   f.smallCpu = percentile(lastCpu, 50);
   log(`5. parseMarkdown (= validation), 5-page document (${fmt(f.smallBytes / 1024)} KB, ${f.smallErrors} errors): p50 ${fmt(f.small.p50, 2)} ms, p90 ${fmt(f.small.p90, 2)}, p99 ${fmt(f.small.p99, 2)}; CPU p50 ${fmt(f.smallCpu, 2)} ms`);
 
+  f.http = spread(await validateOverHttp(small, SMALL_RUNS, SMALL_WARMUP));
+  log(`6. POST /render/validate/markdown, the same 5-page document, one request at a time (server on loopback): p50 ${fmt(f.http.p50, 2)} ms, p90 ${fmt(f.http.p90, 2)}, p99 ${fmt(f.http.p99, 2)}`);
+
   const rows: string[][] = [];
   const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   const p = f.peer;
@@ -164,8 +191,9 @@ function main(): void {
   rows.push(['   of which markdownTree p50 ms', fmt(f.tree.p50), '', '', '']);
   rows.push(['   fromMarkdown floor p50 ms', fmt(f.floor.p50), '', '', '']);
   rows.push(['   ratio parseMarkdown / floor', fmt(f.parse.p50 / f.floor.p50, 2), '', '', '']);
-  rows.push(['5-page validate p50 ms', fmt(f.small.p50, 2), '', '≤ 20', verdict(f.small.p50 <= 20)]);
+  rows.push(['5-page validate in process p50 ms', fmt(f.small.p50, 2), '', '≤ 20', verdict(f.small.p50 <= 20)]);
   rows.push(['   5-page validate CPU p50 ms', fmt(f.smallCpu, 2), '', '', '']);
+  rows.push(['5-page validate over HTTP p50 ms', fmt(f.http.p50, 2), '', '≤ 20', verdict(f.http.p50 <= 20)]);
   log(`\nSummary — ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${QUICK ? 'quick' : 'full'} run, load average now ${loadAverage()}. Peer: ${p ? `${p.name} ${p.version}, CommonMark tokens` : 'skipped'}.`);
   log(table(['measure', 'Quire', 'peer', 'target', 'verdict'], rows));
 }
@@ -173,7 +201,7 @@ function main(): void {
 // Run as a script (the corpus functions above may also be imported).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    main();
+    await main();
   } catch (err) {
     // A benchmark reports; it never fails the build.
     console.error(`benchmark could not finish: ${(err as Error).stack ?? err}`);
