@@ -253,7 +253,6 @@ export function letterhead(pages: PageText[], name: string): string | null {
 /** A numeric date with dots ("11.08.2024"): day first, as everywhere dots are written. */
 const DOTTED = /\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b/;
 
-/** Parses a value of `type` from the text after a label; null when the text holds none. */
 /** `YYYY-MM-DD` of a calendar date; null when a part is missing or the day does not exist. */
 export function isoOf(y: number | null, m: number | null, d: number | null): string | null {
   if (!y || !m || !d || m > 12 || d > 31) return null;
@@ -262,6 +261,7 @@ export function isoOf(y: number | null, m: number | null, d: number | null): str
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
+/** Parses a value of `type` from the text after a label; null when the text holds none. */
 export function parseValue(text: string, type: FieldType): FieldValue {
   const t = text.trim();
   if (!t) return null;
@@ -271,11 +271,13 @@ export function parseValue(text: string, type: FieldType): FieldValue {
     case 'number':
       return parseAmount(t);
     case 'date': {
-      const dotted = DOTTED.exec(t);
-      if (dotted && Number(dotted[2]) <= 12 && Number(dotted[1]) <= 31 && dotted.index <= (chrono.strict.parse(t)[0]?.index ?? Infinity)) {
-        return `${dotted[3]}-${dotted[2]!.padStart(2, '0')}-${dotted[1]!.padStart(2, '0')}`;
-      }
       const found = chrono.strict.parse(t)[0];
+      const dotted = DOTTED.exec(t);
+      if (dotted && dotted.index <= (found?.index ?? Infinity)) {
+        // A day that does not exist (31.04.2024) is no date; a month over 12 may be a month-first date for chrono.
+        const iso = isoOf(Number(dotted[3]), Number(dotted[2]), Number(dotted[1]));
+        if (iso || Number(dotted[2]) <= 12) return iso;
+      }
       if (!found || !found.start.isCertain('year')) return null;
       return isoOf(found.start.get('year'), found.start.get('month'), found.start.get('day'));
     }

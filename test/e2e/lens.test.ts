@@ -186,6 +186,14 @@ test('extract finds typed values next to their labels; absent fields are null an
   assert.equal(job.result.fieldsMissing, ['purchase_order']);
 });
 
+test('extract reads day-first dotted dates, and a day that does not exist as no date', async () => {
+  // Labels share no word, so each field can only take the value beside its own label.
+  const notes = await api.uploadId(Buffer.from('# Logistics\n\nShipped: 11.08.2024\n\nDelivery: 31.04.2024\n\nPaid: 29.02.2023\n\nReturned: 29.02.2024\n'), 'delivery.md');
+  const job = await lensJob(api, 'extract', { fileId: notes, fields: { shipped: { type: 'date' }, delivery: { type: 'date' }, paid: { type: 'date' }, returned: { type: 'date' } } });
+  assert.equal(job.result.data, { shipped: '2024-08-11', delivery: null, paid: null, returned: '2024-02-29' });
+  assert.equal(job.result.fieldsMissing, ['delivery', 'paid']);
+});
+
 test('extract of an empty document: every field null and missing', async () => {
   const empty = await api.uploadId(Buffer.from(' \n'), 'empty.md');
   const job = await lensJob(api, 'extract', { fileId: empty, fields: { total: { type: 'number' }, date: { type: 'date' } } });
