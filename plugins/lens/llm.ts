@@ -36,6 +36,21 @@ export interface LlmJob {
   scope: string;
 }
 
+/**
+ * Most characters of document text one request carries (about 50,000 tokens, within the context of the
+ * models the endpoint is meant for). A longer text is cut at the last line break before it and the prompt
+ * says so; the answer is still checked against the whole text.
+ */
+export const MAX_LLM_TEXT_CHARS = 200_000;
+
+/** The document text as sent: whole, or cut at a line break before MAX_LLM_TEXT_CHARS with a note for the scope. */
+function sentText(job: LlmJob): { text: string; scope: string } {
+  if (job.text.length <= MAX_LLM_TEXT_CHARS) return { text: job.text, scope: job.scope };
+  const cut = job.text.lastIndexOf('\n', MAX_LLM_TEXT_CHARS);
+  const text = job.text.slice(0, cut > 0 ? cut : MAX_LLM_TEXT_CHARS);
+  return { text, scope: `${job.scope}, cut after ${text.length.toLocaleString('en-US')} of ${job.text.length.toLocaleString('en-US')} characters` };
+}
+
 const SYSTEM_PROMPT =
   'You read business documents for a document-processing service and answer with JSON that fits the given schema, nothing else. ' +
   'Use only what is written in the document; when it does not say something, answer null instead of guessing. ' +
@@ -46,13 +61,14 @@ async function ask(job: LlmJob, name: string, instructions: string, schema: Reco
   const { endpoint } = job;
   // The operator's opt-in is for this endpoint only; QUIRE_ALLOW_PRIVATE_NETWORK allows every request anyway.
   const policy = new UrlPolicy({ allowPrivateNetwork: endpoint.allowPrivateNetwork || job.outbound?.allowPrivateNetwork === true });
+  const { text, scope } = sentText(job);
   const body = {
     model: endpoint.model,
     temperature: 0,
     messages: [
       { role: 'system', content: SYSTEM_PROMPT },
       // A document cannot close the tag that marks it as data (the checks below use the text as it is).
-      { role: 'user', content: `${instructions}\n\nThe document (${job.scope}):\n<document>\n${job.text.replace(/<\/document>/gi, '</ document>')}\n</document>` },
+      { role: 'user', content: `${instructions}\n\nThe document (${scope}):\n<document>\n${text.replace(/<\/document>/gi, '</ document>')}\n</document>` },
     ],
     response_format: { type: 'json_schema', json_schema: { name, strict: true, schema } },
   };

@@ -226,6 +226,23 @@ test('the endpoint gets the same pages the built-in engine reads: classify the f
   assert.equal(extracted.job.result.data, { marker: 'Marker page 5' });
 });
 
+test('a text over 200,000 characters is sent cut at a line break, and the prompt says where', async () => {
+  const line = (n: number) => `Line ${String(n).padStart(6, '0')}: the harbour office logged one more crate of tea.`;
+  const lines = Array.from({ length: 4000 }, (_, i) => line(i + 1));
+  const id = await api.uploadId(Buffer.from(`# Ledger\n\n${lines.join('\n\n')}\n`), 'ledger.md');
+  chat.script(() => answerJson({ category: 'letter', confidence: 0.5, reasoning: 'A ledger.' }));
+  const { job, sent } = await run('classify', { fileId: id, categories: CATEGORIES });
+  const message = userMessage(sent[0]!);
+  const inside = message.slice(message.indexOf('<document>\n') + 11, message.lastIndexOf('\n</document>'));
+  assert.ok(inside.length <= 200_000, `${inside.length} characters sent`);
+  assert.ok(inside.length > 190_000, `${inside.length} characters sent`);
+  // Cut at a line break: the last line sent is whole.
+  assert.match(inside.split('\n').at(-1)!, /^Line \d{6}: the harbour office logged one more crate of tea\.$/);
+  assert.not.ok(inside.includes(line(4000)));
+  assert.match(message, new RegExp(`cut after ${inside.length.toLocaleString('en-US')} of [\\d,]+ characters`));
+  assert.is(job.result.engine, 'llm');
+});
+
 test('the key is never in job results, GET responses or the log; the log says which engine answered and why', async () => {
   assert.ok(jobIds.length >= 10);
   for (const id of jobIds) {
