@@ -130,7 +130,7 @@ export class JobRunner {
     this.#pump(job.pluginId);
   }
 
-  /** Unfinished jobs of a plugin held by this process (waiting plus running). */
+  /** Unfinished jobs of a plugin held by this process (waiting, running, or storing their output). */
   backlog(pluginId: string): number {
     return (this.#queues.get(pluginId)?.length ?? 0) + (this.#open.get(pluginId) ?? 0);
   }
