@@ -1,10 +1,10 @@
 // The readiness checks of a document's source (no render), as a pure function: the issue codes, the score and
 // checkReadiness. Only types come from the schema modules, so the render threads (which refuse a pdfua-1 render
 // on the same errors) import this without TypeBox or Ajv; contracts/readiness.ts holds the request and report schemas.
-import type { DocumentJson, Element, ListItem } from './document-json.js';
+import type { DocumentJson, Element } from './document-json.js';
 import type { PdfProfile } from './render.js';
 import type { ReadinessIssue, ReadinessReport } from './readiness.js';
-import { maskLiterals, scanReferences } from './references.js';
+import { maskLiterals, scanElement, scanReferences } from './references.js';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -188,52 +188,16 @@ function capitalize(s: string): string {
   return s ? s[0]!.toUpperCase() + s.slice(1) + (s.endsWith('.') ? '' : '.') : s;
 }
 
-/** The inline-markup fields of an element, with their paths (the same fields scanReferences reads as markup). */
-function markupFields(el: Element, at: string): Array<[string | undefined, string]> {
-  switch (el.type) {
-    case 'h1':
-    case 'h2':
-    case 'h3':
-    case 'h4':
-    case 'h5':
-    case 'h6':
-    case 'text':
-      return [[el.text, `${at}.text`]];
-    case 'quote':
-      return [[el.text, `${at}.text`], [el.attribution, `${at}.attribution`]];
-    case 'list':
-      return listFields(el.items, `${at}.items`);
-    case 'table': {
-      const out: Array<[string | undefined, string]> = [[el.caption, `${at}.caption`]];
-      (el.rows ?? []).forEach((row, i) => {
-        const [cells, sub] = Array.isArray(row) ? [row, ''] : [row.cells, '.cells'];
-        cells.forEach((cell, j) => {
-          if (typeof cell === 'string') out.push([cell, `${at}.rows[${i}]${sub}[${j}]`]);
-          else if (typeof cell === 'object') out.push([cell.text, `${at}.rows[${i}]${sub}[${j}].text`]);
-        });
-      });
-      return out;
-    }
-    case 'image':
-    case 'chart':
-    case 'qrCode':
-    case 'code':
-    case 'math':
-      return [[el.caption, `${at}.caption`]];
-    default:
-      return [];
-  }
-}
-
-function listFields(items: ListItem[], at: string): Array<[string | undefined, string]> {
-  return items.flatMap((item, i): Array<[string | undefined, string]> =>
-    typeof item === 'string' ? [[item, `${at}[${i}]`]] : [[item.text, `${at}[${i}].text`], ...(item.items ? listFields(item.items, `${at}[${i}].items`) : [])],
-  );
+/** The inline-markup fields of an element, with their paths: the fields scanReferences reads as markup. */
+function markupFields(el: Element, at: string): Array<[unknown, string]> {
+  const out: Array<[unknown, string]> = [];
+  scanElement(el, at, (text, path) => out.push([text, path]), () => {});
+  return out;
 }
 
 /** `[](target)`: a link whose label is empty or only emphasis marks. Citations `@[…]` and footnotes `^[…]` are not links. */
-function checkLinks(text: string | undefined, path: string, add: (code: ReadinessCode, path: string, message: string, suggestion: string) => void): void {
-  if (!text || !text.includes('](')) return;
+function checkLinks(text: unknown, path: string, add: (code: ReadinessCode, path: string, message: string, suggestion: string) => void): void {
+  if (typeof text !== 'string' || !text.includes('](')) return;
   for (const m of maskLiterals(text).matchAll(/(^|[^@^\\])\[([^\]\n]*)\]\(([^)\s]+)\)/g)) {
     if (/^[\s*_]*$/.test(m[2]!)) {
       add('EMPTY_LINK_LABEL', path, `The link to ${m[3]} has no text.`, 'Put a text between the brackets that says where the link goes.');

@@ -101,9 +101,13 @@ export function scanReferences(doc: DocumentJson): ReferenceReport {
   return report;
 }
 
-type Scan = (text: unknown, path: string) => void;
+export type Scan = (text: unknown, path: string) => void;
 
-function scanElement(el: Element, path: string, markup: Scan, plain: Scan): void {
+/**
+ * Calls `markup` with each field of an element that holds inline markup (links, references, citations) and
+ * `plain` with each text field that does not, with their paths: the one list of an element's texts.
+ */
+export function scanElement(el: Element, path: string, markup: Scan, plain: Scan): void {
   switch (el.type) {
     case 'h1':
     case 'h2':
