@@ -344,16 +344,15 @@ function chart(ctx: ParseContext, node: Code, attributes: Attributes): Element {
   const startLine = (node.position?.start.line ?? 1) + 1;
   let body: unknown;
   try {
-    const yaml = new YamlText(node.value);
+    const yaml = new YamlText(node.value, startLine);
     const read = yaml.read();
     const problem = read.errors?.[0];
     if (problem) {
-      const pos = yaml.lines.linePos(problem.pos[0]);
-      ctx.error('INVALID_DIRECTIVE', `the chart block is not valid YAML or JSON: ${problem.message.split('\n')[0]}`, { line: startLine + pos.line - 1, column: pos.col });
+      ctx.error('INVALID_DIRECTIVE', `the chart block is not valid YAML or JSON: ${problem.message.split('\n')[0]}`, yaml.pointAt(problem.pos[0]));
       return { type: 'chart' } as unknown as Element;
     }
     body = read.data;
-    ctx.yamlSources.push({ prefix: ctx.path, yaml, line: startLine });
+    ctx.yamlSources.push({ prefix: ctx.path, yaml });
   } catch (e) {
     ctx.error('INVALID_DIRECTIVE', `the chart block cannot be read: ${(e as Error).message}`, node);
     return { type: 'chart' } as unknown as Element;

@@ -28,8 +28,8 @@ export class ParseContext {
   readonly openFootnotes = new Set<string>();
   /** Where each JSON path (section, element, row, cell, item) starts in the source. */
   readonly positions = new Map<string, Point>();
-  /** YAML read from the source (front matter, chart blocks): paths under `prefix` are found in `yaml`, whose first line is `line`. */
-  readonly yamlSources: Array<{ prefix: string; yaml: YamlText; line: number }> = [];
+  /** YAML read from the source (front matter, chart blocks): paths under `prefix` are found in `yaml`. */
+  readonly yamlSources: Array<{ prefix: string; yaml: YamlText }> = [];
   #lineStarts: number[] | null = null;
 
   constructor(readonly source: string) {}

@@ -142,17 +142,12 @@ function sortIssues(issues: Issue[]): Issue[] {
 // ---------------------------------------------------------------- front matter
 
 function frontMatter(ctx: ParseContext, node: Yaml): Record<string, unknown> {
-  const line = (node.position?.start.line ?? 1) + 1;
-  const yaml = new YamlText(node.value);
-  const at = (offset: number): Point => {
-    const p = yaml.lines.linePos(offset);
-    return { line: line + p.line - 1, column: p.col };
-  };
+  const yaml = new YamlText(node.value, (node.position?.start.line ?? 1) + 1);
   let data: unknown;
   try {
     const read = yaml.read();
     if (read.errors) {
-      for (const e of read.errors) ctx.error('INVALID_FRONT_MATTER', `the front matter is not valid YAML: ${e.message.split('\n')[0]}`, at(e.pos[0]), '(front matter)');
+      for (const e of read.errors) ctx.error('INVALID_FRONT_MATTER', `the front matter is not valid YAML: ${e.message.split('\n')[0]}`, yaml.pointAt(e.pos[0]), '(front matter)');
       return {};
     }
     data = read.data;
@@ -171,10 +166,10 @@ function frontMatter(ctx: ParseContext, node: Yaml): Record<string, unknown> {
     const { contents } = yaml.doc;
     const keyNode = contents && YAML.isMap(contents) ? contents.items.find((p) => YAML.isScalar(p.key) && p.key.value === key)?.key : undefined;
     const range = (keyNode as { range?: [number, number, number] } | undefined)?.range;
-    ctx.error('INVALID_FRONT_MATTER', `the front matter has no key "${key}"; the keys are ${FRONT_MATTER_KEYS.join(', ')} (page and metadata settings go under document:)`, range ? at(range[0]) : node, '(front matter)');
+    ctx.error('INVALID_FRONT_MATTER', `the front matter has no key "${key}"; the keys are ${FRONT_MATTER_KEYS.join(', ')} (page and metadata settings go under document:)`, range ? yaml.pointAt(range[0]) : node, '(front matter)');
     delete settings[key];
   }
-  ctx.yamlSources.push({ prefix: '', yaml, line });
+  ctx.yamlSources.push({ prefix: '', yaml });
   return settings;
 }
 
@@ -273,12 +268,11 @@ function locate(ctx: ParseContext, path: string): Point | undefined {
     while (segments.length) {
       const node = source.yaml.doc.getIn(segments, true) as { range?: [number, number, number] } | undefined;
       if (node?.range) {
-        const p = source.yaml.lines.linePos(node.range[0]);
-        return { line: source.line + p.line - 1, column: p.col };
+        return source.yaml.pointAt(node.range[0]);
       }
       segments.pop();
     }
-    if (source.prefix === '') return { line: source.line - 1, column: 1 };
+    if (source.prefix === '') return { line: source.yaml.firstLine - 1, column: 1 };
   }
   let p = path;
   for (;;) {

@@ -1,6 +1,7 @@
 // YAML of a Markdown source (front matter, chart blocks): read with js-yaml, and with the `yaml` library only when its node positions or its error messages are needed.
 import { load } from 'js-yaml';
 import YAML, { LineCounter, type Document } from 'yaml';
+import type { Point } from './context.js';
 
 /**
  * Most aliases one YAML text may expand (the `yaml` library's count): an alias repeats its anchor's whole
@@ -21,7 +22,17 @@ export class YamlText {
   readonly lines = new LineCounter();
   #doc: Document | undefined;
 
-  constructor(readonly text: string) {}
+  /** `firstLine`: the line of the Markdown source on which `text` starts. */
+  constructor(
+    readonly text: string,
+    readonly firstLine: number,
+  ) {}
+
+  /** Where `offset` into `text` is in the Markdown source (needs `doc` built: an error's or a node's offset). */
+  pointAt(offset: number): Point {
+    const p = this.lines.linePos(offset);
+    return { line: this.firstLine + p.line - 1, column: p.col };
+  }
 
   get doc(): Document {
     this.#doc ??= YAML.parseDocument(this.text, { uniqueKeys: true, prettyErrors: true, lineCounter: this.lines, logLevel: 'error' });
