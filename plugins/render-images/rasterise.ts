@@ -164,21 +164,16 @@ export class PdfRasteriser {
    * as a PGM: encoding a noisy scan as PNG costs seconds, a PGM header nothing).
    */
   async grey(page: number, dpi: number): Promise<{ width: number; height: number; data: Uint8Array }> {
-    const proxy = await this.doc.getPage(page);
-    const viewport = proxy.getViewport({ scale: dpi / 72 });
-    const factory = this.doc.canvasFactory as CanvasFactory;
-    const target = factory.create(Math.round(viewport.width), Math.round(viewport.height));
+    const drawn = await this.draw(page, dpi);
     try {
-      await proxy.render({ canvas: target.canvas as unknown as HTMLCanvasElement, viewport, background: 'white' }).promise;
-      const { width, height } = target.canvas;
-      const rgba = target.canvas.getContext('2d').getImageData(0, 0, width, height).data;
+      const { width, height } = drawn.canvas;
+      const rgba = drawn.canvas.getContext('2d').getImageData(0, 0, width, height).data;
       const data = new Uint8Array(width * height);
       // ITU-R BT.601 luma in integer arithmetic.
       for (let i = 0, j = 0; j < data.length; i += 4, j++) data[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
       return { width, height, data };
     } finally {
-      factory.destroy(target);
-      proxy.cleanup();
+      drawn.free();
     }
   }
 
