@@ -195,6 +195,12 @@ export function definePlugin(def: PluginDefinition): PluginDefinition {
   return def;
 }
 
+/**
+ * The argument of a worker module's optional `warmUp` export: await it between costly steps. It resolves at
+ * once, or after a short gap when the thread warms up beside threads that are busy with jobs (a recycle).
+ */
+export type WarmUpPause = () => Promise<void>;
+
 /** One input file handed to a worker. */
 export interface WorkerFile {
   field: string;

@@ -1,4 +1,5 @@
 // One Piscina pool per plugin: resource limits, a bounded queue and a deadline per action.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -9,6 +10,9 @@ import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
+/** A recycle's warm-up: thread i starts i × WARM_STAGGER_MS after the first, and pauses WARM_PAUSE_MS between costly steps. */
+const WARM_STAGGER_MS = 300;
+const WARM_PAUSE_MS = 100;
 
 export class PluginPool {
   #piscina: Piscina<HostTask, HostReply>;
@@ -63,10 +67,20 @@ export class PluginPool {
    */
   #recycle(): void {
     if (this.#successor || this.#closed) return;
-    const next = this.#create(this.limits.maxThreads);
+    const threads = this.limits.maxThreads;
+    const next = this.#create(0);
     this.#successor = next;
-    // One warm task per thread: a thread runs one task at a time, so each is taken by a different thread.
-    const warming = Promise.allSettled(Array.from({ length: this.limits.maxThreads }, () => next.run({ kind: 'warm' })));
+    // One warm task per thread, started one after another: starting a thread, importing the module and
+    // each step of warmUp take tens of ms of CPU, and a warm-up taking whole cores at once held every job
+    // in flight back by hundreds of ms while the old threads are busy. A warm task keeps its thread until
+    // every new thread is warm (`warmed` counts them), so the pool starts a thread for each.
+    const warmed = new Int32Array(new SharedArrayBuffer(4));
+    const warming = Promise.allSettled(
+      Array.from({ length: threads }, async (_, i) => {
+        await sleep(i * WARM_STAGGER_MS);
+        if (this.#successor === next) await next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS, warmed, threads });
+      }),
+    );
     void warming.then(() => {
       if (this.#successor !== next) return; // closed meanwhile
       this.#successor = null;
@@ -149,7 +163,8 @@ export class PluginPool {
     this.#closed = true;
     const successor = this.#successor;
     this.#successor = null;
-    await Promise.all([this.#piscina.close({ force: true }), successor?.close({ force: true }), ...this.#retiring]);
+    // The successor runs no job: its threads, maybe still warming, are ended at once.
+    await Promise.all([this.#piscina.close({ force: true }), successor?.destroy(), ...this.#retiring]);
   }
 }
 

@@ -1,38 +1,53 @@
 // Runs inside every plugin worker thread: loads the plugin's worker module and calls one export per task.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { SerializedError } from './errors.js';
 import { wholeBuffer } from './transferable.js';
-import type { WorkerInput, WorkerOutput } from './plugin-api.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from './plugin-api.js';
 import { callerFor } from './service-port.js';
 
 /**
  * `port` reaches the plugin's main-process services (when it provisions any). `warm` loads the module and
- * runs its `warmUp` export to the end: the pool sends it to fresh threads before they take over jobs.
+ * runs its `warmUp` export to the end: the pool sends it to fresh threads before they take over jobs. It
+ * leaves `pauseMs` between its costly steps (the import, and each step the plugin marks with `pause()`),
+ * so that a warm-up never holds a core the working threads need, then counts itself in `warmed` and keeps
+ * its thread until all `threads` of the pool have counted themselves (so that each warm task gets a thread
+ * of its own).
  */
-export type HostTask = { kind: 'describe' } | { kind: 'warm' } | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort };
+export type HostTask =
+  | { kind: 'describe' }
+  | { kind: 'warm'; pauseMs: number; warmed: Int32Array; threads: number }
+  | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort };
 
 export type HostReply =
   | { ok: true; exports?: string[]; output?: WorkerOutput }
   | { ok: false; error: SerializedError };
 
 const { workerUrl } = workerData as { workerUrl: string };
+/** How long a warm thread waits for its siblings to be warm. */
+const WARM_WAIT_MS = 30_000;
 let loaded: Promise<Record<string, unknown>> | undefined;
 let warmed: Promise<void> | undefined;
 
-/** Imports the worker module once per thread; its `warmUp` export, if any, then runs in the thread's spare time. */
-function load(): Promise<Record<string, unknown>> {
+const noPause: WarmUpPause = () => Promise.resolve();
+
+/**
+ * Imports the worker module once per thread. A thread that takes jobs at once (the pool's first threads)
+ * runs the module's `warmUp` in its spare time after the import; a `warm` task runs it itself, paced.
+ */
+function load(warmInSpareTime: boolean): Promise<Record<string, unknown>> {
   loaded ??= (import(workerUrl) as Promise<Record<string, unknown>>).then((mod) => {
-    setImmediate(() => void warmUp(mod));
+    if (warmInSpareTime) setImmediate(() => void warmUp(mod, noPause));
     return mod;
   });
   return loaded;
 }
 
 /** Runs the module's `warmUp()` once per thread (what the first job would otherwise pay: engines, fonts); a failure only leaves the thread cold. */
-function warmUp(mod: Record<string, unknown>): Promise<void> {
+function warmUp(mod: Record<string, unknown>, pause: WarmUpPause): Promise<void> {
   warmed ??= (async () => {
-    if (typeof mod.warmUp === 'function') await (mod.warmUp as () => unknown)();
+    if (typeof mod.warmUp === 'function') await (mod.warmUp as (pause: WarmUpPause) => unknown)(pause);
   })().catch(() => undefined);
   return warmed;
 }
@@ -53,11 +68,17 @@ function serialize(err: unknown): SerializedError {
 export default async function host(task: HostTask): Promise<HostReply> {
   const caller = task.kind === 'run' && task.port ? callerFor(task.port) : null;
   try {
-    const mod = await load();
     if (task.kind === 'warm') {
-      await warmUp(mod);
+      const pause: WarmUpPause = () => sleep(task.pauseMs);
+      const mod = await load(false);
+      await pause();
+      await warmUp(mod, pause);
+      Atomics.add(task.warmed, 0, 1);
+      // Bounded: a sibling thread that died while warming never counts itself.
+      for (const giveUpAt = Date.now() + WARM_WAIT_MS; Atomics.load(task.warmed, 0) < task.threads && Date.now() < giveUpAt; ) await sleep(10);
       return { ok: true };
     }
+    const mod = await load(true);
     if (task.kind === 'describe') {
       return { ok: true, exports: Object.keys(mod).filter((k) => typeof mod[k] === 'function') };
     }

@@ -1,5 +1,5 @@
 // Worker of render.png and render.jpeg: the PDF of render.pdf (same compile step), then the selected pages as images.
-import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
+import { PluginError, type WarmUpPause, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { resolveSpecs } from '../lib/page-selection.js';
 import { storedZip } from '../lib/zip-store.js';
@@ -15,8 +15,9 @@ const MIME: Record<RasterFormat, string> = { png: 'image/png', jpeg: 'image/jpeg
 const EXTENSION: Record<RasterFormat, string> = { png: 'png', jpeg: 'jpg' };
 
 /** Run by the kernel once per thread, before the thread's first job when it can: Typst, and the second drawing thread with pdfjs. */
-export function warmUp(): void {
-  warmUpCompiler();
+export async function warmUp(pause: WarmUpPause): Promise<void> {
+  await warmUpCompiler(pause);
+  await pause();
   drawerThread();
 }
 

@@ -2,7 +2,7 @@
 // per thread, a virtual workspace per job, the PDF and its compliance facts out.
 import { readFileSync } from 'node:fs';
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
-import { PluginError, type WorkerInput } from '../../kernel/plugin-api.js';
+import { PluginError, type WarmUpPause, type WorkerInput } from '../../kernel/plugin-api.js';
 import { checkReadiness } from '../../contracts/readiness-check.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { buildTypstInput, type LoadedImage } from './typst-data.js';
@@ -33,11 +33,11 @@ const STANDARDS: Record<PdfProfile, string | undefined> = { standard: undefined,
 let compiler: { instance: NodeCompiler; fontKey: string } | null = null;
 
 /** One compiler per thread, loaded with the bundled fonts and the operator's `settings.fontDirs`. */
-function getCompiler(settings: Record<string, unknown>): NodeCompiler {
+function getCompiler(settings: Record<string, unknown>, blobs?: Buffer[]): NodeCompiler {
   const fontDirs = Array.isArray(settings.fontDirs) ? settings.fontDirs.filter((d): d is string => typeof d === 'string') : [];
   const fontKey = fontDirs.join('\0');
   if (compiler?.fontKey !== fontKey) {
-    const instance = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: bundledFontBlobs() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
+    const instance = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: blobs ?? bundledFontBlobs() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
     instance.addSource(MAIN, LIBRARY);
     compiler = { instance, fontKey };
   }
@@ -46,11 +46,15 @@ function getCompiler(settings: Record<string, unknown>): NodeCompiler {
 
 /**
  * Loads the fonts and compiles the library once. A worker calls it while its new thread is still idle
- * (setImmediate at import), so the first job does not pay for it; threads are replaced regularly (recycleAfter).
+ * (setImmediate at import), so the first job does not pay for it; threads are replaced regularly (recycleAfter),
+ * and then the kernel's `pause` spreads the three costly steps (reading the fonts, parsing them, the first compile).
  */
-export function warmUpCompiler(): void {
+export async function warmUpCompiler(pause: WarmUpPause = () => Promise.resolve()): Promise<void> {
   try {
-    const c = getCompiler({});
+    const blobs = bundledFontBlobs();
+    await pause();
+    const c = getCompiler({}, blobs);
+    await pause();
     c.mapShadow(`${WORKSPACE}/doc.json`, Buffer.from(JSON.stringify(WARM_UP)));
     c.pdf({ mainFilePath: MAIN });
     c.unmapShadow(`${WORKSPACE}/doc.json`);

@@ -10,7 +10,7 @@ const input = (ms: number) => ({ params: { ms }, files: [], settings: {} });
 test('runs every task to its result across many recycles, one task at a time', async () => {
   const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 100, recycleAfter: 2 });
   try {
-    // A recycle completes once the new threads have warmed up (~0.1 s here); tasks run on the old ones meanwhile.
+    // A recycle completes once the new threads have warmed up (~0.5 s here); tasks run on the old ones meanwhile.
     for (let i = 0; pool.recycled < 4 && i < 5000; i++) assert.equal(await pool.run('sleepFor', input(i % 3)), { result: { slept: i % 3 } });
     assert.ok(pool.recycled >= 4, `recycled ${pool.recycled} times`);
   } finally {
@@ -38,16 +38,25 @@ test('runs every task to its result across recycles while tasks are in flight', 
 test('hands tasks to new threads only once their warmUp has finished', async () => {
   const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 100, recycleAfter: 3 });
   try {
-    const seen: Array<{ warmed: boolean; threadId: number; generation: number }> = [];
-    for (let i = 0; i < 3000 && pool.recycled < 3; i++) {
+    const seen: Array<{ warmed: boolean; threadId: number; pausedMs: number | null; generation: number }> = [];
+    // A recycle takes ~0.5 s here (threads warmed one after another, with pauses); instant tasks run meanwhile.
+    for (const giveUpAt = Date.now() + 60_000; pool.recycled < 3 && Date.now() < giveUpAt; ) {
       const generation = pool.recycled;
       const [a, b] = await Promise.all([pool.run('threadState', input(0)), pool.run('threadState', input(0))]);
-      for (const r of [a, b]) seen.push({ ...(r.result as { warmed: boolean; threadId: number }), generation });
+      for (const r of [a, b]) seen.push({ ...(r.result as { warmed: boolean; threadId: number; pausedMs: number | null }), generation });
     }
     assert.ok(pool.recycled >= 3, `recycled ${pool.recycled} times`);
     const replaced = seen.filter((s) => s.generation > 0);
     assert.ok(replaced.length > 0);
     replaced.forEach((s) => assert.ok(s.warmed, `thread ${s.threadId} (generation ${s.generation}) took a task before its warmUp ended`));
+    // Both threads of every new generation were warmed (each its own warm task), with paced pauses (100 ms; a timer may fire 1 ms early).
+    for (let g = 1; g < pool.recycled; g++) {
+      const threads = new Map(replaced.filter((s) => s.generation === g).map((s) => [s.threadId, s]));
+      assert.is(threads.size, 2, `generation ${g} ran on ${threads.size} threads`);
+      for (const s of threads.values()) assert.ok(s.pausedMs !== null && s.pausedMs >= 95, `thread ${s.threadId} paused ${s.pausedMs} ms`);
+    }
+    // The first threads warm up in their spare time, unpaced.
+    seen.filter((s) => s.generation === 0 && s.pausedMs !== null).forEach((s) => assert.ok(s.pausedMs! < 95, `first thread ${s.threadId} paused ${s.pausedMs} ms`));
     // The threads really were replaced: later generations ran on other threads than the first.
     const first = new Set(seen.filter((s) => s.generation === 0).map((s) => s.threadId));
     assert.ok(replaced.some((s) => !first.has(s.threadId)));
