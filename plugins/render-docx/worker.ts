@@ -1,5 +1,5 @@
 // Worker of render.docx: document JSON → the resolved office model (shared with ODT) → DOCX bytes.
-import type { WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
 import { writeDocx } from '../lib/office/docx-writer.js';
 import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../lib/office/office-target.js';
 import type { RenderDocxParams } from './contract.js';
@@ -12,7 +12,7 @@ const DOCX: OfficeTarget = {
 };
 
 /** Run by the kernel once per thread, before the thread's first job when it can (docs/plugins.md, The worker). */
-export const warmUp = () => warmUpOfficeThread(DOCX);
+export const warmUp = (pause: WarmUpPause) => warmUpOfficeThread(DOCX, pause);
 
 export async function renderDocx(input: WorkerInput<RenderDocxParams>): Promise<WorkerOutput> {
   return renderOffice(DOCX, input);

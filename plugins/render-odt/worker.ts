@@ -1,5 +1,5 @@
 // Worker of render.odt: document JSON → the resolved office model (shared with DOCX) → ODT bytes.
-import type { WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
 import { writeOdt } from '../lib/office/odt-writer.js';
 import { ODT_MIME } from '../lib/office/odt-common.js';
 import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../lib/office/office-target.js';
@@ -14,7 +14,7 @@ const ODT: OfficeTarget = {
 };
 
 /** Run by the kernel once per thread, before the thread's first job when it can (docs/plugins.md, The worker). */
-export const warmUp = () => warmUpOfficeThread(ODT);
+export const warmUp = (pause: WarmUpPause) => warmUpOfficeThread(ODT, pause);
 
 export async function renderOdt(input: WorkerInput<RenderOdtParams>): Promise<WorkerOutput> {
   return renderOffice(ODT, input);

@@ -1,5 +1,5 @@
 // What the DOCX and ODT workers share: images from the job's files, resolve, write, the job's file and result.
-import { PluginError, type WorkerInput, type WorkerOutput } from '../../../kernel/plugin-api.js';
+import { PluginError, type WarmUpPause, type WorkerInput, type WorkerOutput } from '../../../kernel/plugin-api.js';
 import type { DocumentJson } from '../../../contracts/document-json.js';
 import type { LoadedImage } from '../render-input.js';
 import { resolveDocument, warmUpResolver } from './resolve.js';
@@ -35,8 +35,10 @@ export async function renderOffice(target: OfficeTarget, input: WorkerInput<{ do
  * writer's code paths); the worker's `warmUp`. A failed warm-up only means a slower first job, which
  * reports any real problem.
  */
-export async function warmUpOfficeThread(target: OfficeTarget): Promise<void> {
+export async function warmUpOfficeThread(target: OfficeTarget, pause: WarmUpPause): Promise<void> {
   await warmUpResolver();
+  await pause();
   const office = await resolveDocument(target.warmUp, new Map(), { createdAt: new Date(0).toISOString() });
+  await pause();
   await target.write(office);
 }
