@@ -10,9 +10,9 @@ import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
-/** A recycle's warm-up: thread i starts i × WARM_STAGGER_MS after the first, and pauses WARM_PAUSE_MS between costly steps. */
-const WARM_STAGGER_MS = 300;
+/** A recycle's warm-up: the new threads warm one at a time, pausing WARM_PAUSE_MS between costly steps; a thread waits at most WARM_WAIT_MS for the one before. */
 const WARM_PAUSE_MS = 100;
+const WARM_WAIT_MS = 30_000;
 
 export class PluginPool {
   #piscina: Piscina<HostTask, HostReply>;
@@ -70,14 +70,16 @@ export class PluginPool {
     const threads = this.limits.maxThreads;
     const next = this.#create(0);
     this.#successor = next;
-    // One warm task per thread, started one after another: starting a thread, importing the module and
-    // each step of warmUp take tens of ms of CPU, and a warm-up taking whole cores at once held every job
-    // in flight back by hundreds of ms while the old threads are busy. A warm task keeps its thread until
-    // every new thread is warm (`warmed` counts them), so the pool starts a thread for each.
+    // One warm task per thread, each started once the thread before it is warm: starting a thread,
+    // importing the module and each step of warmUp take tens of ms of CPU, and a warm-up taking whole
+    // cores at once held every job in flight back by hundreds of ms while the old threads are busy. A warm
+    // task keeps its thread until every new thread is warm (`warmed` counts them), so the pool starts a
+    // thread for each.
     const warmed = new Int32Array(new SharedArrayBuffer(4));
     const warming = Promise.allSettled(
       Array.from({ length: threads }, async (_, i) => {
-        await sleep(i * WARM_STAGGER_MS);
+        // Bounded: a thread that died while warming never counts itself.
+        for (const giveUpAt = Date.now() + WARM_WAIT_MS; Atomics.load(warmed, 0) < i && Date.now() < giveUpAt; ) await sleep(20);
         if (this.#successor === next) await next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS, warmed, threads });
       }),
     );
