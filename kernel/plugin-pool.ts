@@ -78,8 +78,9 @@ export class PluginPool {
     const warmed = new Int32Array(new SharedArrayBuffer(4));
     const warming = Promise.allSettled(
       Array.from({ length: threads }, async (_, i) => {
-        // Bounded: a thread that died while warming never counts itself.
-        for (const giveUpAt = Date.now() + WARM_WAIT_MS; Atomics.load(warmed, 0) < i && Date.now() < giveUpAt; ) await sleep(20);
+        // Bounded: a thread that died while warming never counts itself; a closed pool has no successor.
+        const waiting = () => this.#successor === next && Atomics.load(warmed, 0) < i;
+        for (const giveUpAt = Date.now() + WARM_WAIT_MS; waiting() && Date.now() < giveUpAt; ) await sleep(20);
         if (this.#successor === next) await next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS, warmed, threads });
       }),
     );
