@@ -175,6 +175,8 @@ export interface LoadResult {
   completed: number;
   rendersPerSecond: number;
   latencies: number[];
+  /** When each counted render finished (ms from the window's start), in the order of `latencies`. */
+  endedAt: number[];
   createMs: number[];
   polls: number;
   errors: number;
@@ -190,7 +192,7 @@ export async function loadLoop(baseUrl: string, docFor: (i: number) => unknown, 
   const t0 = performance.now();
   const windowStart = t0 + opts.warmupS * 1000;
   const windowEnd = windowStart + opts.seconds * 1000;
-  const result: LoadResult = { seconds: opts.seconds, serverCpuS: null, clientCpuS: 0, completed: 0, rendersPerSecond: 0, latencies: [], createMs: [], polls: 0, errors: 0, firstErrors: [] };
+  const result: LoadResult = { seconds: opts.seconds, serverCpuS: null, clientCpuS: 0, completed: 0, rendersPerSecond: 0, latencies: [], endedAt: [], createMs: [], polls: 0, errors: 0, firstErrors: [] };
   let server0: number | null = null;
   let client0 = process.cpuUsage();
   const atStart = setTimeout(() => {
@@ -219,6 +221,7 @@ export async function loadLoop(baseUrl: string, docFor: (i: number) => unknown, 
       if (timing.ok) {
         result.completed++;
         result.latencies.push(timing.ms);
+        result.endedAt.push(endedAt - windowStart);
         result.createMs.push(timing.createMs);
         result.polls += timing.polls;
       } else {

@@ -20,6 +20,8 @@ const { values } = parseArgs({
     // 0: one GET with ?waitMs= instead of polling (the server answers when the job finishes).
     'poll-ms': { type: 'string', default: '0' },
     'load-poll-ms': { type: 'string', default: '0' },
+    // Prints the load test as a timeline: completions and worst latency per 200 ms (shows stalls, e.g. a recycle).
+    timeline: { type: 'boolean', default: false },
     'memory-renders': { type: 'string' },
     'no-recycle-renders': { type: 'string' },
     // Used by the memory child process (render-memory.ts).
@@ -166,6 +168,7 @@ async function overHttp(f: Figures): Promise<void> {
     if (ONLY.has('load')) {
       const load = await loadLoop(server.baseUrl, (i) => invoiceDocument(4_000_000 + i), { clients: N.clients, seconds: N.loadSeconds, warmupS: N.loadWarmupS, pollMs: LOAD_POLL_MS, serverPid: server.pid });
       f.load = { ...load, p50: percentile(load.latencies, 50), p99: percentile(load.latencies, 99) };
+      if (values.timeline) log(timeline(load.endedAt, load.latencies, 200));
       const perRender = (cpuS: number | null) => (cpuS === null || !load.completed ? null : (cpuS * 1000) / load.completed);
       log(`3. load, ${N.clients} clients × ${N.loadSeconds} s, ${LOAD_POLL_MS ? `poll every ${LOAD_POLL_MS} ms` : 'GET ?waitMs='}: ${fmt(f.load.rendersPerSecond)} renders/s, p50 ${fmt(f.load.p50)} ms, p99 ${fmt(f.load.p99)} ms, ${load.errors} errors${load.firstErrors.length ? ` (${load.firstErrors.join('; ')})` : ''}; ${fmt(load.polls / Math.max(1, load.completed))} GETs a render`);
       log(`   CPU in the window: server ${fmt(load.serverCpuS === null ? null : load.serverCpuS / N.loadSeconds, 2)} cores (${fmt(perRender(load.serverCpuS))} ms a render), bench client ${fmt(load.clientCpuS / N.loadSeconds, 2)} cores (${fmt(perRender(load.clientCpuS))} ms a render); load average ${loadAverage()}`);
@@ -207,6 +210,18 @@ async function memory(f: Figures, recycleAfter: number): Promise<void> {
   f.recycled = await memoryCurveInChild(N.memory, recycleAfter, N.every, Number(values['ceiling-mb']), printCurve('recycle   '));
   log(`   the same without recycling (recycleAfter 0), ${N.noRecycle} invoices:`);
   f.notRecycled = await memoryCurveInChild(N.noRecycle, 0, N.every, Number(values['ceiling-mb']), printCurve('no recycle'));
+}
+
+/** `<second>: <completions>/<worst ms>` per bucket of `bucketMs`, a `!` where the worst passed the p99 target. */
+function timeline(endedAt: number[], latencies: number[], bucketMs: number): string {
+  const buckets: Array<{ n: number; worst: number }> = [];
+  endedAt.forEach((t, i) => {
+    const b = (buckets[Math.floor(t / bucketMs)] ??= { n: 0, worst: 0 });
+    b.n++;
+    b.worst = Math.max(b.worst, latencies[i]!);
+  });
+  const cells = [...buckets.entries()].map(([i, b]) => `${((i * bucketMs) / 1000).toFixed(1)}:${b?.n ?? 0}/${Math.round(b?.worst ?? 0)}${(b?.worst ?? 0) > 250 ? '!' : ''}`);
+  return `   timeline (s:completions/worst ms per ${bucketMs} ms): ${cells.join(' ')}`;
 }
 
 const loadAverage = () => os.loadavg().map((l) => l.toFixed(1)).join(' / ');
