@@ -155,6 +155,8 @@ const LABEL_SYNONYMS: Record<string, string[]> = {
 interface Candidate {
   value: FieldValue;
   score: number;
+  /** How well its label matches the field, before the penalty for where the value sits. */
+  labelScore: number;
 }
 
 /** Finds a field's value next to the best-matching label; null when no label with a value of the type is found. */
@@ -168,6 +170,8 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
   for (const w of words(description ?? '')) if (!terms.has(w)) terms.set(w, 0.5);
   const needed = nameWords.length * 2;
   let best: Candidate | null = null;
+  /** The best-matching label followed by text that is no value of the type ("Due date: on receipt"). */
+  let refusedBy = -Infinity;
   for (let i = 0; i < lines.length; i++) {
     const cells = lines[i]!;
     for (let c = 0; c < cells.length; c++) {
@@ -190,16 +194,22 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
         [cells.slice(c + 1).join(' '), 0.25],
         [colon < 0 || !rest ? (lines[i + 1] ?? []).join(' ') : '', 0.5],
       ];
+      let found = false;
       for (const [text, penalty] of options) {
         if (!text.trim()) continue;
         const value = parseValue(text, type);
         if (value === null) continue;
         const s = score - penalty;
-        if (!best || s > best.score) best = { value, score: s };
+        if (!best || s > best.score) best = { value, score: s, labelScore: score };
+        found = true;
         break;
       }
+      if (!found && rest) refusedBy = Math.max(refusedBy, score);
     }
   }
+  // The label that names the field best says its value is not given: a weaker label's value (the
+  // invoice date for due_date) or the document's date would be another field's.
+  if (refusedBy > (best?.labelScore ?? -Infinity)) return null;
   const value = best?.value ?? (type === 'date' ? documentDate(lines, nameWords) : null);
   return typeof value === 'string' ? partyName(name, value) : value;
 }

@@ -194,6 +194,14 @@ test('extract reads day-first dotted dates, and a day that does not exist as no 
   assert.equal(job.result.fieldsMissing, ['delivery', 'paid']);
 });
 
+test('extract: a label that names the field but is followed by no value of its type gives null, not a weaker label\'s value', async () => {
+  // "Invoice date" also matches due_date (on "date"), but worse than "Due date", which says the date is not given.
+  const terms = await api.uploadId(Buffer.from('# Invoice\n\nInvoice date: 12.03.2024\n\nDue date: on receipt\n\nTotal: 120.00\n'), 'terms.md');
+  const job = await lensJob(api, 'extract', { fileId: terms, fields: { invoice_date: { type: 'date' }, due_date: { type: 'date' }, total: { type: 'number' } } });
+  assert.equal(job.result.data, { invoice_date: '2024-03-12', due_date: null, total: 120 });
+  assert.equal(job.result.fieldsMissing, ['due_date']);
+});
+
 test('extract of an empty document: every field null and missing', async () => {
   const empty = await api.uploadId(Buffer.from(' \n'), 'empty.md');
   const job = await lensJob(api, 'extract', { fileId: empty, fields: { total: { type: 'number' }, date: { type: 'date' } } });
