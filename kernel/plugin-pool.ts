@@ -1,5 +1,4 @@
 // One Piscina pool per plugin: resource limits, a bounded queue and a deadline per action.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -8,11 +7,11 @@ import type { PluginDefinition, PluginServices, PoolLimits, WorkerInput, WorkerO
 import { wholeBuffer } from './transferable.js';
 import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
+import { untilWarm } from './warm-count.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
-/** A recycle's warm-up: the new threads warm one at a time, pausing WARM_PAUSE_MS between costly steps; a thread waits at most WARM_WAIT_MS for the one before. */
+/** A recycle's warm-up: the new threads warm one at a time, pausing WARM_PAUSE_MS between costly steps. */
 const WARM_PAUSE_MS = 100;
-const WARM_WAIT_MS = 30_000;
 
 export class PluginPool {
   #piscina: Piscina<HostTask, HostReply>;
@@ -78,9 +77,8 @@ export class PluginPool {
     const warmed = new Int32Array(new SharedArrayBuffer(4));
     const warming = Promise.allSettled(
       Array.from({ length: threads }, async (_, i) => {
-        // Bounded: a thread that died while warming never counts itself; a closed pool has no successor.
-        const waiting = () => this.#successor === next && Atomics.load(warmed, 0) < i;
-        for (const giveUpAt = Date.now() + WARM_WAIT_MS; waiting() && Date.now() < giveUpAt; ) await sleep(20);
+        // A closed pool has no successor to warm.
+        await untilWarm(warmed, i, 20, () => this.#successor === next);
         if (this.#successor === next) await next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS, warmed, threads });
       }),
     );

@@ -6,6 +6,7 @@ import type { SerializedError } from './errors.js';
 import { wholeBuffer } from './transferable.js';
 import type { WarmUpPause, WorkerInput, WorkerOutput } from './plugin-api.js';
 import { callerFor } from './service-port.js';
+import { untilWarm } from './warm-count.js';
 
 /**
  * `port` reaches the plugin's main-process services (when it provisions any). `warm` loads the module and
@@ -25,8 +26,6 @@ export type HostReply =
   | { ok: false; error: SerializedError };
 
 const { workerUrl } = workerData as { workerUrl: string };
-/** How long a warm thread waits for its siblings to be warm. */
-const WARM_WAIT_MS = 30_000;
 let loaded: Promise<Record<string, unknown>> | undefined;
 let warmed: Promise<void> | undefined;
 
@@ -74,8 +73,7 @@ export default async function host(task: HostTask): Promise<HostReply> {
       await pause();
       await warmUp(mod, pause);
       Atomics.add(task.warmed, 0, 1);
-      // Bounded: a sibling thread that died while warming never counts itself.
-      for (const giveUpAt = Date.now() + WARM_WAIT_MS; Atomics.load(task.warmed, 0) < task.threads && Date.now() < giveUpAt; ) await sleep(10);
+      await untilWarm(task.warmed, task.threads, 10);
       return { ok: true };
     }
     const mod = await load(true);
