@@ -1,7 +1,7 @@
 // `npm run setup`: installs what is missing (npm packages, Debian packages when root) and builds.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 const DEBIAN_PACKAGES = [
   // [shell check that proves it is installed, Debian package]
@@ -44,8 +44,11 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.exit(1);
 }
 
-// 1. npm packages, reinstalled only when package-lock.json changed.
-const lockHash = createHash('sha256').update(readFileSync('package-lock.json')).digest('hex');
+// 1. npm packages, reinstalled only when package-lock.json or a patch of a package (patches/, applied
+//    by patch-package after every install) changed.
+const hash = createHash('sha256').update(readFileSync('package-lock.json'));
+for (const name of readdirSync('patches').sort()) hash.update(`\0${name}\0`).update(readFileSync(`patches/${name}`));
+const lockHash = hash.digest('hex');
 const marker = 'node_modules/.quire-lock-hash';
 if (!existsSync(marker) || readFileSync(marker, 'utf8') !== lockHash) {
   say('installing npm packages (npm ci)');

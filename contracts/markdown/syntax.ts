@@ -61,8 +61,10 @@ const isLineEnding = (c: Code) => c === -5 || c === -4 || c === -3;
 const LOOKAHEAD_BUDGET = 2_000_000;
 const budgets = new WeakMap<object, { left: number }>();
 function budgetOf(context: TokenizeContext): { left: number } {
-  let budget = budgets.get(context.parser);
-  if (!budget) budgets.set(context.parser, (budget = { left: LOOKAHEAD_BUDGET }));
+  // Keyed by the parser's list of definitions, which is new for every parse: a parser from
+  // createFromMarkdown (see tree.ts) is used for many.
+  let budget = budgets.get(context.parser.defined);
+  if (!budget) budgets.set(context.parser.defined, (budget = { left: LOOKAHEAD_BUDGET }));
   return budget;
 }
 

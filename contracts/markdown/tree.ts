@@ -1,5 +1,5 @@
 // The Markdown tokenizer set up once: CommonMark, GFM, YAML front matter, math, block directives and Quire's references.
-import { fromMarkdown, type Extension as FromMarkdownExtension } from 'mdast-util-from-markdown';
+import { createFromMarkdown, type Extension as FromMarkdownExtension } from 'mdast-util-from-markdown';
 import { directiveFromMarkdown } from 'mdast-util-directive';
 import { frontmatterFromMarkdown } from 'mdast-util-frontmatter';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
@@ -87,10 +87,12 @@ function combineExtensions(extensions: readonly Extension[]): Extension {
 }
 
 /**
- * The parse options by [table][autolink]: see optionsFor. The syntax extensions are combined once
- * (micromark combines them with its own constructs for every parse; combining is associative).
+ * The parsers by [table][autolink]: see parserFor. The syntax extensions are combined once, and each
+ * parser sets up micromark and the mdast compiler once: `createFromMarkdown` is a patch of Quire's
+ * (patches/mdast-util-from-markdown+2.1.0.patch); `fromMarkdown` does that setup again for every call,
+ * about 100 µs, and a document is parsed in many chunks.
  */
-const OPTIONS = [false, true].map((table) => [false, true].map((autolink) => ({ extensions: [combineExtensions([frontmatter(['yaml']), gfmSyntax(table, autolink), math(), blockDirectives, quireSyntax])], mdastExtensions })));
+const PARSERS = [false, true].map((table) => [false, true].map((autolink) => createFromMarkdown({ extensions: [combineExtensions([frontmatter(['yaml']), gfmSyntax(table, autolink), math(), blockDirectives, quireSyntax])], mdastExtensions })));
 
 /**
  * A GFM table needs a `|` or, in a one-column delimiter row, `:-` or `-:`; an autolink literal needs
@@ -98,9 +100,12 @@ const OPTIONS = [false, true].map((table) => [false, true].map((autolink) => ({ 
  * constructs, which micromark otherwise tries at every block and (autolinks) every word: the tree
  * is the same, the work is not (tables cost most: micromark builds a tokenizer for each cell).
  */
-function optionsFor(text: string): (typeof OPTIONS)[number][number] {
-  return OPTIONS[/[|]|:-|-:/.test(text) ? 1 : 0]![/@[\w.-]|https?:|www\./i.test(text) ? 1 : 0]!;
+function parserFor(text: string): (typeof PARSERS)[number][number] {
+  return PARSERS[/[|]|:-|-:/.test(text) ? 1 : 0]![/@[\w.-]|https?:|www\./i.test(text) ? 1 : 0]!;
 }
+
+/** The mdast tree of `text` parsed in one piece. */
+const parseWhole = (text: string): Root => parserFor(text)(text);
 
 /**
  * Chunks are cut at the first safe point after this many characters, or after this many list items
@@ -125,19 +130,19 @@ const STAND_IN_RATIO = 4;
  * with the real ones.
  */
 export function markdownTree(source: string, options: { chunked?: boolean } = {}): Root {
-  if (options.chunked === false) return fromMarkdown(source, optionsFor(source));
+  if (options.chunked === false) return parseWhole(source);
   const candidates = definedLabels(source);
-  if (candidates === null) return fromMarkdown(source, optionsFor(source));
+  if (candidates === null) return parseWhole(source);
   const cuts = cutPoints(source, Math.max(CHUNK_SIZE, STAND_IN_RATIO * candidates.text.length));
-  if (!cuts.length) return fromMarkdown(source, optionsFor(source));
+  if (!cuts.length) return parseWhole(source);
   const first = chunkedTree(source, cuts, candidates.text);
   // micromark reads the content of a ::: container a pass later than the paragraphs around it: a
   // label defined there is not yet known to a reference before the container. Stand-ins cannot say so.
-  if (first.defined.has(IN_CONTAINER)) return fromMarkdown(source, optionsFor(source));
+  if (first.defined.has(IN_CONTAINER)) return parseWhole(source);
   if (sameLabels(first.defined, candidates.ids)) return first.root;
   // Definitions do not depend on the labels defined, so a second pass finds the same ones.
   const real = standIns(first.defined);
-  return real === null ? fromMarkdown(source, optionsFor(source)) : chunkedTree(source, cuts, real).root;
+  return real === null ? parseWhole(source) : chunkedTree(source, cuts, real).root;
 }
 
 /** The joined tree and the labels it really defines (identifier → stand-in line). */
@@ -157,7 +162,7 @@ function chunkedTree(source: string, cuts: ReadonlyArray<{ offset: number; line:
     const standIns = k < ends.length - 1 || !first ? labels : '';
     const prefix = standIns && !first ? `${standIns}\n\n` : '';
     const input = standIns ? (first ? `${text}\n\n${standIns}` : prefix + text) : text;
-    const tree = fromMarkdown(input, optionsFor(input));
+    const tree = parseWhole(input);
     if (standIns) tree.children = tree.children.filter((n) => (n.position?.start.offset ?? 0) >= prefix.length && (n.position?.start.offset ?? 0) < prefix.length + text.length);
     const last = tree.children[tree.children.length - 1];
     if (k < ends.length - 1 && (last?.position?.end.offset ?? 0) > prefix.length + text.replace(/\s+$/, '').length) {
