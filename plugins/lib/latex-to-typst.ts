@@ -1,5 +1,15 @@
 // Converts LaTeX math to Typst math (tex2typst), then refuses any result that could run code or reach files when Typst evaluates it.
-import { symbolMap, tex2typst } from 'tex2typst';
+import { createRequire } from 'node:module';
+
+type Tex2Typst = typeof import('tex2typst');
+let loaded: Tex2Typst | undefined;
+/**
+ * tex2typst, loaded on first use (`require` of an ES module, Node ≥ 20.19): loading it is about 20 ms of
+ * CPU, paid by every new render thread (a recycle starts two), and most documents have no math.
+ */
+function tex(): Tex2Typst {
+  return (loaded ??= createRequire(import.meta.url)('tex2typst') as Tex2Typst);
+}
 
 export type LatexToTypstResult = { ok: true; typst: string } | { ok: false; message: string };
 
@@ -64,7 +74,7 @@ export function latexToTypst(latex: string): LatexToTypstResult {
   if ('error' in prepared) return { ok: false, message: prepared.error };
   let typst: string;
   try {
-    typst = tex2typst(prepared.latex, { nonStrict: false, customTexMacros: TEX_MACROS });
+    typst = tex().tex2typst(prepared.latex, { nonStrict: false, customTexMacros: TEX_MACROS });
   } catch (err) {
     if (err instanceof RangeError) return { ok: false, message: 'LaTeX not supported: the formula is nested too deeply' };
     return { ok: false, message: `LaTeX not supported: ${err instanceof Error ? err.message : String(err)}` };
@@ -240,13 +250,16 @@ export const DENIED_IDENTIFIERS = new Set([
   'panic', 'assert', 'raw', 'figure', 'heading', 'document', 'page', 'text', 'bytes', 'str', 'datetime', 'place', 'pagebreak',
 ]);
 
+let allowed: ReadonlySet<string> | undefined;
 /** First segments of the names the result may use: every symbol tex2typst can emit, plus the math functions. */
-export const ALLOWED_IDENTIFIERS: ReadonlySet<string> = new Set(
-  [...symbolMap.values(), ...MATH_FUNCTIONS]
-    .filter((name) => /^[A-Za-z][A-Za-z0-9]*(\.[a-z]+)*$/.test(name))
-    .map((name) => name.split('.')[0]!)
-    .filter((root) => !DENIED_IDENTIFIERS.has(root)),
-);
+export function allowedIdentifiers(): ReadonlySet<string> {
+  return (allowed ??= new Set(
+    [...tex().symbolMap.values(), ...MATH_FUNCTIONS]
+      .filter((name) => /^[A-Za-z][A-Za-z0-9]*(\.[a-z]+)*$/.test(name))
+      .map((name) => name.split('.')[0]!)
+      .filter((root) => !DENIED_IDENTIFIERS.has(root)),
+  ));
+}
 
 /** Named arguments tex2typst writes into calls: mat(delim: …, augment: …, align: …), op(…, limits: …). */
 const NAMED_ARGUMENTS = new Set(['delim', 'augment', 'align', 'limits']);
@@ -279,7 +292,7 @@ function matchAt(re: RegExp, s: string, i: number): string | null {
 /**
  * Returns why the Typst math is refused, or null when it may be evaluated. It mirrors Typst's math
  * lexer and allows only: text, numbers, escapes, operators, string literals, identifiers whose first
- * segment is on {@link ALLOWED_IDENTIFIERS} (calls included), the named arguments tex2typst writes, and
+ * segment is on {@link allowedIdentifiers} (calls included), the named arguments tex2typst writes, and
  * the few complete `#` forms in {@link HASH_FORMS}. Everything else is refused with the construct
  * named: other `#` code, `$`, comments, `@` references, `<label>`s and backticks.
  */
@@ -334,7 +347,7 @@ export function checkTypstMath(typst: string): string | null {
       }
       const fields = matchAt(FIELDS, typst, i + ident.length) ?? '';
       const isNamedArgument = fields === '' && typst[i + ident.length] === ':' && NAMED_ARGUMENTS.has(ident);
-      if (!isNamedArgument && !ALLOWED_IDENTIFIERS.has(ident)) return refuse(i, `"${ident}" is not an allowed math symbol or function`);
+      if (!isNamedArgument && !allowedIdentifiers().has(ident)) return refuse(i, `"${ident}" is not an allowed math symbol or function`);
       i += ident.length + fields.length;
     }
   }
