@@ -7,6 +7,7 @@ import type { PluginDefinition, PluginServices, PoolLimits, WorkerInput, WorkerO
 import { wholeBuffer } from './transferable.js';
 import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
+import { releaseFreedMemory } from './release-memory.js';
 import { untilWarm } from './warm-count.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
@@ -24,6 +25,8 @@ export class PluginPool {
   #successor: Piscina<HostTask, HostReply> | null = null;
   #closed = false;
   #recycled = 0;
+  /** What releaseFreedMemory gave after each recycle, oldest first (the last 20). */
+  readonly #releases: Array<boolean | null> = [];
   /** The plugin's provisioned services; each task then gets a port to call them (`input.call`). */
   services: PluginServices | null = null;
 
@@ -59,6 +62,14 @@ export class PluginPool {
   }
 
   /**
+   * After each recycle whose old threads have exited, what handing their freed memory back to the
+   * system gave (see releaseFreedMemory): true released, false nothing to release, null not available.
+   */
+  get memoryReleases(): ReadonlyArray<boolean | null> {
+    return this.#releases;
+  }
+
+  /**
    * Replaces the threads without a cold start: a fresh pool starts its threads and runs each one's
    * `warmUp` while the current threads keep taking tasks; then new tasks go to the fresh pool, and the
    * old one finishes every task it was given (running or queued: Piscina's close would end queued
@@ -91,7 +102,14 @@ export class PluginPool {
       this.#pending = new Set();
       this.#tasks = 0;
       this.#recycled++;
-      const closing = Promise.allSettled(pending).then(() => old.close()).catch(() => undefined);
+      // Once the old threads have exited, the memory they freed goes back to the system.
+      const closing = Promise.allSettled(pending)
+        .then(() => old.close())
+        .then(async () => {
+          this.#releases.push(await releaseFreedMemory());
+          if (this.#releases.length > 20) this.#releases.shift();
+        })
+        .catch(() => undefined);
       this.#retiring.add(closing);
       void closing.finally(() => this.#retiring.delete(closing));
     });

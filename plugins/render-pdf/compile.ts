@@ -6,7 +6,8 @@ import { PluginError, type WarmUpPause, type WorkerInput } from '../../kernel/pl
 import { checkReadiness } from '../../contracts/readiness-check.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { buildTypstInput, type LoadedImage } from './typst-data.js';
-import { BUNDLED_FAMILIES, bundledFontBlobs, fontStack } from './fonts.js';
+import { bundledFontFiles } from '../lib/bundled-fonts.js';
+import { BUNDLED_FAMILIES, fontStack } from './fonts.js';
 import type { PdfCompliance, PdfProfile, RenderParams, RenderResultBody } from './contract.js';
 
 /** The compiler's project root. It exists only in memory: documents can read nothing from disk. */
@@ -32,12 +33,18 @@ const STANDARDS: Record<PdfProfile, string | undefined> = { standard: undefined,
 
 let compiler: { instance: NodeCompiler; fontKey: string } | null = null;
 
-/** One compiler per thread, loaded with the bundled fonts and the operator's `settings.fontDirs`. */
-function getCompiler(settings: Record<string, unknown>, blobs?: Buffer[]): NodeCompiler {
+/**
+ * One compiler per thread, with the bundled fonts and the operator's `settings.fontDirs`. The bundled
+ * fonts are given as file paths, not bytes: the compiler then reads a file when a document first uses
+ * it, and holds that one copy. Read here and handed over as bytes, all 19 files (7.3 MB) were read and
+ * copied by every new thread: about 14 MB more memory and 70 ms more CPU a thread, and a recycle starts
+ * two (measured: bench notes in docs/benchmarks.md).
+ */
+function getCompiler(settings: Record<string, unknown>): NodeCompiler {
   const fontDirs = Array.isArray(settings.fontDirs) ? settings.fontDirs.filter((d): d is string => typeof d === 'string') : [];
   const fontKey = fontDirs.join('\0');
   if (compiler?.fontKey !== fontKey) {
-    const instance = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: blobs ?? bundledFontBlobs() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
+    const instance = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontPaths: bundledFontFiles() }, ...(fontDirs.length ? [{ fontPaths: fontDirs }] : [])] });
     instance.addSource(MAIN, LIBRARY);
     compiler = { instance, fontKey };
   }
@@ -45,15 +52,13 @@ function getCompiler(settings: Record<string, unknown>, blobs?: Buffer[]): NodeC
 }
 
 /**
- * Loads the fonts and compiles the library once. A worker calls it while its new thread is still idle
+ * Creates the compiler and compiles the library once. A worker calls it while its new thread is still idle
  * (setImmediate at import), so the first job does not pay for it; threads are replaced regularly (recycleAfter),
- * and then the kernel's `pause` spreads the three costly steps (reading the fonts, parsing them, the first compile).
+ * and then the kernel's `pause` spreads the costly steps (creating the compiler, the first compile).
  */
 export async function warmUpCompiler(pause: WarmUpPause = () => Promise.resolve()): Promise<void> {
   try {
-    const blobs = bundledFontBlobs();
-    await pause();
-    const c = getCompiler({}, blobs);
+    const c = getCompiler({});
     await pause();
     c.mapShadow(`${WORKSPACE}/doc.json`, Buffer.from(JSON.stringify(WARM_UP)));
     c.pdf({ mainFilePath: MAIN });

@@ -13,6 +13,11 @@ test('runs every task to its result across many recycles, one task at a time', a
     // A recycle completes once the new threads have warmed up (~0.5 s here); tasks run on the old ones meanwhile.
     for (let i = 0; pool.recycled < 4 && i < 5000; i++) assert.equal(await pool.run('sleepFor', input(i % 3)), { result: { slept: i % 3 } });
     assert.ok(pool.recycled >= 4, `recycled ${pool.recycled} times`);
+    // Once old threads have exited, their freed memory was handed back to the system: this machine's C
+    // library is glibc, so malloc_trim ran (true or false: whether there was memory to give back).
+    for (const giveUpAt = Date.now() + 30_000; pool.memoryReleases.length < 3 && Date.now() < giveUpAt; ) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(pool.memoryReleases.length >= 3, `${pool.memoryReleases.length} releases`);
+    pool.memoryReleases.forEach((r, i) => assert.type(r, 'boolean', `release ${i}`));
   } finally {
     await pool.close();
   }
