@@ -15,19 +15,6 @@ const WORKSPACE = '/quire-render';
 const MAIN = `${WORKSPACE}/main.typ`;
 const LIBRARY = readFileSync(new URL('../../../plugins/render-pdf/assets/quire.typ', import.meta.url), 'utf8');
 
-const WARM_UP = {
-  meta: { title: null, author: [], subject: null, keywords: [] },
-  lang: 'en',
-  region: null,
-  page: { paper: 'a4', flipped: false, margin: { top: null, right: null, bottom: null, left: null } },
-  fonts: { body: ['Noto Sans'], mono: ['JetBrains Mono'] },
-  style: { fontSize: 10.5, leading: 0.6, parSpacing: 8, colors: { primary: '#000000', text: '#000000', muted: '#555555', accent: '#000000' }, headings: Array(6).fill({ size: 12, weight: 'bold', color: null, above: 10, below: 5 }), table: { headerBackground: null, headerColor: null, borderColor: null, stripe: false, stripeColor: null } },
-  header: null,
-  footer: null,
-  bibliography: { data: '{}', style: 'apa' },
-  words: { figures: '', tables: '', references: '', equation: '' },
-  sections: [{ kind: 'flow', id: null, newPage: true, columns: null, content: [{ t: 'heading', level: 1, c: [{ t: 'text', v: 'Warm-up' }], id: null, align: null }, { t: 'par', c: [{ t: 'strong', c: [{ t: 'text', v: 'text' }] }], align: null, style: null }, { t: 'table', rows: [[{ c: [{ t: 'text', v: 'a' }], colspan: 1, rowspan: 1, align: null }]], header: 1, columns: [null], aligns: [null], caption: null, id: null, align: null }] }],
-};
 
 const STANDARDS: Record<PdfProfile, string | undefined> = { standard: undefined, 'pdfa-1b': 'a-1b', 'pdfa-2b': 'a-2b', 'pdfa-3b': 'a-3b', 'pdfua-1': 'ua-1' };
 
@@ -51,18 +38,48 @@ function getCompiler(settings: Record<string, unknown>): NodeCompiler {
   return compiler.instance;
 }
 
+/** How many sample documents a new thread renders in its warm-up (see warmUpCompiler). */
+const WARM_UP_RENDERS = 4;
+
 /**
- * Creates the compiler and compiles the library once. A worker calls it while its new thread is still idle
- * (setImmediate at import), so the first job does not pay for it; threads are replaced regularly (recycleAfter),
- * and then the kernel's `pause` spreads the costly steps (creating the compiler, the first compile).
+ * A small business document of the common kinds of content (heading, paragraphs with inline markup, a table
+ * with a header row and right-aligned numbers, a list, header and footer with page numbers), varied by `n`.
+ */
+export function warmUpDocument(n: number): DocumentJson {
+  const rows = Array.from({ length: 8 }, (_, i) => [`Line ${i + 1}: ${['planning', 'delivery', 'support', 'licences'][(i + n) % 4]}`, String(1 + ((i + n) % 3)), (95 + i * 12.5 + n).toFixed(2)]);
+  return {
+    document: { type: 'pdf', title: `Sample ${n}`, size: 'A4' },
+    sections: [
+      {
+        type: 'flow',
+        content: [
+          { type: 'h1', text: `Statement ${1000 + n}` },
+          { type: 'text', text: `**Northwind Traders**\nAccounts department\n${n + 4} Market Street` },
+          { type: 'text', text: `Issued on day ${n + 1} · *reference* S-${n}`, align: 'right' },
+          { type: 'table', headerRows: 1, columns: [{ width: '3fr' }, { width: '1fr', align: 'right' }, { width: '1fr', align: 'right' }], rows: [['Description', 'Qty', 'Amount'], ...rows] },
+          { type: 'list', items: ['Payment within 30 days', `Questions: extension ${200 + n}`] },
+        ],
+      },
+    ],
+    defaults: { header: { text: 'Northwind Traders', align: 'right' }, footer: { text: 'Page {{page}} of {{pages}}', align: 'center' } },
+  } as DocumentJson;
+}
+
+/**
+ * Creates the compiler and renders a few sample documents through the same steps as a job. A worker calls it
+ * while its new thread is still idle (setImmediate at import), so the first jobs do not pay for it; threads are
+ * replaced regularly (recycleAfter), and then the kernel's `pause` spreads the costly steps. Measured on
+ * recycled threads (docs/benchmarks.md): with only the library compiled, a new thread's first four invoices
+ * took 45–117 ms each against 7 ms once warm (the JavaScript of these steps not yet compiled by V8, fonts read
+ * on first use, Typst's first layouts), which showed as a burst of slow jobs after every recycle.
  */
 export async function warmUpCompiler(pause: WarmUpPause = () => Promise.resolve()): Promise<void> {
   try {
-    const c = getCompiler({});
-    await pause();
-    c.mapShadow(`${WORKSPACE}/doc.json`, Buffer.from(JSON.stringify(WARM_UP)));
-    c.pdf({ mainFilePath: MAIN });
-    c.unmapShadow(`${WORKSPACE}/doc.json`);
+    getCompiler({});
+    for (let n = 0; n < WARM_UP_RENDERS; n++) {
+      await pause();
+      compileDocument({ params: { document: warmUpDocument(n) as unknown as RenderParams['document'], pdfProfile: 'standard', createdAt: '2026-01-01T00:00:00Z' }, files: [], settings: {} });
+    }
   } catch {
     // A failed warm-up only means the first job is slower; that job reports any real problem.
   }
