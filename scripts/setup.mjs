@@ -22,6 +22,8 @@ const DEBIAN_PACKAGES = [
   // CSL styles and locales: citations and bibliographies in DOCX and ODT are formatted by citeproc with these.
   ['test -f /usr/share/citation-style-language/styles/apa.csl', 'citation-style-language-styles'],
   ['test -f /usr/share/citation-style-language/locales/locales-en-US.xml', 'citation-style-language-locales'],
+  // A font that is not bundled, for the test of the operator's font folders (test/e2e/render-font-dirs.test.ts).
+  ['test -f /usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf', 'fonts-dejavu-core'],
   // The DOCX benchmark's peer (bench/office.ts prints pandoc's Markdown → DOCX beside Quire's).
   ['command -v pandoc', 'pandoc'],
 ];
