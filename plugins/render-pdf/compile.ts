@@ -39,7 +39,7 @@ function getCompiler(settings: Record<string, unknown>): NodeCompiler {
 }
 
 /** How many sample documents a new thread renders in its warm-up (see warmUpCompiler). */
-const WARM_UP_RENDERS = 4;
+export const WARM_UP_RENDERS = 4;
 
 /**
  * A small business document of the common kinds of content (heading, paragraphs with inline markup, a table

@@ -1,12 +1,12 @@
 // The operator's font folders (plugins.render-pdf.settings.fontDirs): a family that is not bundled renders in
 // that family when a folder holds it, with no FONT_NOT_INSTALLED warning (the case without folders is in render.test.ts).
-import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiClient } from '../helpers/api-client.js';
 import { startServer, cleanup, tempDir, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
+import { pdffontsTable } from '../helpers/poppler.js';
 import { waitForRender } from '../helpers/render-jobs.js';
 
 // Debian's fonts-dejavu-core (npm run setup installs it): DejaVu Serif is not one of Quire's bundled families.
@@ -29,12 +29,6 @@ test.after(async () => {
   if (fontDir) cleanup(fontDir);
 });
 
-function pdffonts(pdf: Uint8Array): Promise<string> {
-  const file = path.join(fontDir, 'out.pdf');
-  writeFileSync(file, pdf);
-  return new Promise((resolve, reject) => execFile('pdffonts', [file], (err, out) => (err ? reject(err) : resolve(out))));
-}
-
 test('a family from the operator font folder is embedded, without a FONT_NOT_INSTALLED warning', async () => {
   const config = {
     document: { type: 'pdf', title: 'Operator fonts' },
@@ -48,7 +42,7 @@ test('a family from the operator font folder is embedded, without a FONT_NOT_INS
   assert.equal(job.warnings, []);
   const dl = await api.download(job.downloadUrl);
   assert.is(dl.status, 200);
-  const fonts = await pdffonts(dl.bytes);
+  const fonts = await pdffontsTable(dl.bytes);
   assert.match(fonts, 'DejaVuSerif', fonts);
   assert.match(fonts, 'NotoSans', fonts);
 });

@@ -1,4 +1,4 @@
-// Poppler's command-line readers for tests: page sizes (pdfinfo), embedded images (pdfimages -list), a page drawn grey (pdftoppm).
+// Poppler's command-line readers for tests: page sizes (pdfinfo), text (pdftotext), fonts (pdffonts), embedded images (pdfimages -list), a page drawn grey (pdftoppm).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -28,6 +28,16 @@ export function pdfinfoPageSizes(bytes: Uint8Array): Promise<Array<{ width: numb
     const out = await run('pdfinfo', ['-f', '1', '-l', '100000', file]);
     return [...out.matchAll(/^Page\s+\d+ size:\s+([\d.]+) x ([\d.]+) pts/gm)].map((m) => ({ width: Number(m[1]), height: Number(m[2]) }));
   });
+}
+
+/** The text of every page, as `pdftotext -layout` lays it out. */
+export function pdftotextLayout(bytes: Uint8Array): Promise<string> {
+  return withPdf(bytes, (file) => run('pdftotext', ['-layout', file, '-']));
+}
+
+/** `pdffonts`' table of the fonts the PDF uses (one row a font: name, type, embedded, …). */
+export function pdffontsTable(bytes: Uint8Array): Promise<string> {
+  return withPdf(bytes, (file) => run('pdffonts', [file]));
 }
 
 export interface ListedImage {

@@ -1,38 +1,22 @@
 // The sample documents a new render thread renders in its warm-up: valid document JSON, rendered through the
 // render-pdf pool like any job (a warm-up that failed would only be caught silently, so it is checked here).
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { validateDocument } from '../../contracts/document-validator.js';
 import type { PluginDefinition } from '../../kernel/plugin-api.js';
 import { PluginPool } from '../../kernel/plugin-pool.js';
-import { warmUpDocument } from '../../plugins/render-pdf/compile.js';
-
-function pdftotext(pdf: Uint8Array): Promise<string> {
-  return (async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'quire-warm-'));
-    try {
-      const file = path.join(dir, 'in.pdf');
-      await writeFile(file, pdf);
-      return await new Promise<string>((resolve, reject) => execFile('pdftotext', ['-layout', file, '-'], (err, out) => (err ? reject(err) : resolve(out))));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  })();
-}
+import { WARM_UP_RENDERS, warmUpDocument } from '../../plugins/render-pdf/compile.js';
+import { pdftotextLayout } from '../helpers/poppler.js';
 
 test('every warm-up document is valid document JSON and renders to the PDF it describes', async () => {
   const { default: def } = (await import('../../plugins/render-pdf/manifest.js')) as { default: PluginDefinition };
   const pool = PluginPool.forPlugin(def, def.manifest.pool);
   try {
-    for (const n of [0, 1, 2, 3]) {
+    for (let n = 0; n < WARM_UP_RENDERS; n++) {
       const checked = validateDocument(warmUpDocument(n));
       assert.ok(checked.valid, JSON.stringify(checked.errors));
       const out = (await pool.run('renderPdf', { params: { document: checked.document, pdfProfile: 'standard', createdAt: '2026-01-01T00:00:00Z' }, files: [], settings: {} })) as { file: { bytes: Uint8Array } };
-      const text = await pdftotext(out.file.bytes);
+      const text = await pdftotextLayout(out.file.bytes);
       assert.match(text, `Statement ${1000 + n}`);
       assert.match(text, 'Northwind Traders');
       assert.match(text, 'Page 1 of 1');
