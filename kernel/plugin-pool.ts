@@ -1,4 +1,4 @@
-// One Piscina pool per plugin: resource limits, a bounded queue and a deadline per action.
+// The worker threads of a plugin (Piscina pools): resource limits, a bounded queue, a deadline per action, and recycling.
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -14,15 +14,29 @@ const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
 /** A recycle's warm-up: the new threads warm one at a time, pausing WARM_PAUSE_MS between costly steps. */
 const WARM_PAUSE_MS = 100;
 
-export class PluginPool {
-  #piscina: Piscina<HostTask, HostReply>;
-  /** Tasks started on the current threads; past recycleAfter × maxThreads the threads are replaced. */
-  #tasks = 0;
+/**
+ * Threads that are replaced together: a Piscina pool, what was started on it and, while a recycle
+ * warms its replacement, the successor. Without recycling a plugin has one lane with all its threads;
+ * with recycling each thread is a lane of its own, so threads are replaced one at a time.
+ */
+interface Lane {
+  piscina: Piscina<HostTask, HostReply>;
+  threads: number;
+  /** Tasks started on the current threads; past recycleAfter × threads they are replaced. */
+  tasks: number;
   /** Tasks handed to the current threads and not yet settled (running or queued in Piscina). */
-  #pending = new Set<Promise<unknown>>();
-  readonly #retiring = new Set<Promise<void>>();
+  pending: Set<Promise<unknown>>;
   /** The pool that replaces the current one, while its threads warm up. */
-  #successor: Piscina<HostTask, HostReply> | null = null;
+  successor: Piscina<HostTask, HostReply> | null;
+}
+
+export class PluginPool {
+  readonly #lanes: Lane[];
+  /** Where the search for the least busy lane starts: the lane after the last one chosen. */
+  #nextLane = 0;
+  readonly #retiring = new Set<Promise<void>>();
+  /** The warm-up of the last recycle asked for: lanes warm their successors one after another. */
+  #warming: Promise<unknown> = Promise.resolve();
   #closed = false;
   #recycled = 0;
   /** What releaseFreedMemory gave after each recycle, oldest first (the last 20). */
@@ -35,17 +49,29 @@ export class PluginPool {
     private readonly workerUrl: string,
     readonly limits: PoolLimits,
   ) {
-    this.#piscina = this.#create(0);
+    const recycleAfter = limits.recycleAfter ?? 0;
+    const lanes = recycleAfter > 0 ? limits.maxThreads : 1;
+    const threads = limits.maxThreads / lanes;
+    // Lane i starts i/n of the way into its first generation, so that the lanes' recycles come evenly
+    // spread: one thread warms at a time, and the native memory the threads hold is at different ages.
+    this.#lanes = Array.from({ length: lanes }, (_, i) => ({
+      piscina: this.#create(threads, lanes),
+      threads,
+      tasks: Math.floor((i * recycleAfter * threads) / lanes),
+      pending: new Set(),
+      successor: null,
+    }));
   }
 
-  #create(minThreads: number): Piscina<HostTask, HostReply> {
+  #create(threads: number, lanes: number): Piscina<HostTask, HostReply> {
     const limits = this.limits;
     return new Piscina<HostTask, HostReply>({
       filename: HOST,
       workerData: { workerUrl: this.workerUrl },
-      minThreads,
-      maxThreads: limits.maxThreads,
-      maxQueue: limits.maxQueue,
+      minThreads: 0,
+      maxThreads: threads,
+      // The plugin's queue is shared out between its lanes.
+      maxQueue: Math.ceil(limits.maxQueue / lanes),
       idleTimeout: limits.idleTimeoutMs ?? 30_000,
       // 'sync' parks an idle thread in Atomics.wait (no timers, no I/O); 'async' waits with Atomics.waitAsync.
       atomics: limits.runBetweenTasks ? 'async' : 'sync',
@@ -56,7 +82,7 @@ export class PluginPool {
     });
   }
 
-  /** How many times the threads were replaced (recycleAfter). */
+  /** How many times threads were replaced (recycleAfter): each recycle replaces one lane's threads. */
   get recycled(): number {
     return this.#recycled;
   }
@@ -69,38 +95,52 @@ export class PluginPool {
     return this.#releases;
   }
 
+  /** The lane with the fewest unsettled tasks; of equals, the first after the lane chosen last (round robin). */
+  #pickLane(): Lane {
+    const lanes = this.#lanes;
+    let best = lanes[this.#nextLane % lanes.length]!;
+    for (let k = 1; k < lanes.length; k++) {
+      const lane = lanes[(this.#nextLane + k) % lanes.length]!;
+      if (lane.pending.size < best.pending.size) best = lane;
+    }
+    this.#nextLane = (lanes.indexOf(best) + 1) % lanes.length;
+    return best;
+  }
+
   /**
-   * Replaces the threads without a cold start: a fresh pool starts its threads and runs each one's
+   * Replaces a lane's threads without a cold start: a fresh pool starts its threads and runs each one's
    * `warmUp` while the current threads keep taking tasks; then new tasks go to the fresh pool, and the
    * old one finishes every task it was given (running or queued: Piscina's close would end queued
    * ones) and exits, and with it goes whatever native memory its threads held.
    */
-  #recycle(): void {
-    if (this.#successor || this.#closed) return;
-    const threads = this.limits.maxThreads;
-    const next = this.#create(0);
-    this.#successor = next;
+  #recycle(lane: Lane): void {
+    if (lane.successor || this.#closed) return;
+    const next = this.#create(lane.threads, this.#lanes.length);
+    lane.successor = next;
     // One warm task per thread, each started once the thread before it is warm: starting a thread,
     // importing the module and each step of warmUp take tens of ms of CPU, and a warm-up taking whole
     // cores at once held every job in flight back by hundreds of ms while the old threads are busy. A warm
     // task keeps its thread until every new thread is warm (`warmed` counts them), so the pool starts a
-    // thread for each.
+    // thread for each. Lanes whose recycles come close together take turns, for the same reason.
     const warmed = new Int32Array(new SharedArrayBuffer(4));
-    const warming = Promise.allSettled(
-      Array.from({ length: threads }, async (_, i) => {
-        // A closed pool has no successor to warm.
-        await untilWarm(warmed, i, 20, () => this.#successor === next);
-        if (this.#successor === next) await next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS, warmed, threads });
-      }),
+    const warming = this.#warming.then(() =>
+      Promise.allSettled(
+        Array.from({ length: lane.threads }, async (_, i) => {
+          // A closed pool has no successor to warm.
+          await untilWarm(warmed, i, 20, () => lane.successor === next);
+          if (lane.successor === next) await next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS, warmed, threads: lane.threads });
+        }),
+      ),
     );
+    this.#warming = warming;
     void warming.then(() => {
-      if (this.#successor !== next) return; // closed meanwhile
-      this.#successor = null;
-      const old = this.#piscina;
-      const pending = this.#pending;
-      this.#piscina = next;
-      this.#pending = new Set();
-      this.#tasks = 0;
+      if (lane.successor !== next) return; // closed meanwhile
+      lane.successor = null;
+      const old = lane.piscina;
+      const pending = lane.pending;
+      lane.piscina = next;
+      lane.pending = new Set();
+      lane.tasks = 0;
       this.#recycled++;
       // Once the old threads have exited, the memory they freed goes back to the system.
       const closing = Promise.allSettled(pending)
@@ -132,7 +172,7 @@ export class PluginPool {
 
   /** Names of the functions the plugin's worker module exports (checked against the manifest at boot). */
   async describe(): Promise<string[]> {
-    const reply = await this.#piscina.run({ kind: 'describe' });
+    const reply = await this.#lanes[0]!.piscina.run({ kind: 'describe' });
     if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
     return reply.exports ?? [];
   }
@@ -151,11 +191,12 @@ export class PluginPool {
       serveCalls(channel.port1, this.services!);
       transferList.push(channel.port2);
     }
+    const lane = this.#pickLane();
     const recycleAfter = this.limits.recycleAfter ?? 0;
-    if (recycleAfter > 0 && ++this.#tasks >= recycleAfter * this.limits.maxThreads) this.#recycle();
+    if (recycleAfter > 0 && ++lane.tasks >= recycleAfter * lane.threads) this.#recycle(lane);
     // Taken after the recycle: a task handed to the pool that is closing would be aborted.
-    const pending = this.#pending;
-    const task = this.#piscina.run({ kind: 'run', exportName, input, ...(channel ? { port: channel.port2 } : {}) }, { signal: controller.signal, transferList: transferList as never });
+    const pending = lane.pending;
+    const task = lane.piscina.run({ kind: 'run', exportName, input, ...(channel ? { port: channel.port2 } : {}) }, { signal: controller.signal, transferList: transferList as never });
     pending.add(task);
     try {
       const reply = await task;
@@ -180,10 +221,10 @@ export class PluginPool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const successor = this.#successor;
-    this.#successor = null;
-    // The successor runs no job: its threads, maybe still warming, are ended at once.
-    await Promise.all([this.#piscina.close({ force: true }), successor?.destroy(), ...this.#retiring]);
+    const successors = this.#lanes.map((lane) => lane.successor);
+    for (const lane of this.#lanes) lane.successor = null;
+    // A successor runs no job: its threads, maybe still warming, are ended at once.
+    await Promise.all([...this.#lanes.map((lane) => lane.piscina.close({ force: true })), ...successors.map((s) => s?.destroy()), ...this.#retiring]);
   }
 }
 

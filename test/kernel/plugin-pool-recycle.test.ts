@@ -1,4 +1,4 @@
-// Thread recycling (recycleAfter): the threads are replaced every N tasks by warmed-up ones, and no task is lost or aborted when it happens,
+// Thread recycling (recycleAfter): each thread is replaced after N tasks by a warmed-up one, one thread at a time, and no task is lost or aborted when it happens,
 // whether tasks come one at a time or many at once.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -40,31 +40,35 @@ test('runs every task to its result across recycles while tasks are in flight', 
   }
 });
 
-test('hands tasks to new threads only once their warmUp has finished', async () => {
+test('replaces one thread at a time, and hands it tasks only once its warmUp has finished', async () => {
   const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 100, recycleAfter: 3 });
   try {
     const seen: Array<{ warmed: boolean; threadId: number; pausedMs: number | null; generation: number }> = [];
-    // A recycle takes ~0.5 s here (threads warmed one after another, with pauses); instant tasks run meanwhile.
-    for (const giveUpAt = Date.now() + 60_000; pool.recycled < 3 && Date.now() < giveUpAt; ) {
+    // A recycle takes ~0.25 s here (a thread warmed with pauses); instant tasks run meanwhile.
+    for (const giveUpAt = Date.now() + 60_000; pool.recycled < 4 && Date.now() < giveUpAt; ) {
       const generation = pool.recycled;
       const [a, b] = await Promise.all([pool.run('threadState', input(0)), pool.run('threadState', input(0))]);
       for (const r of [a, b]) seen.push({ ...(r.result as { warmed: boolean; threadId: number; pausedMs: number | null }), generation });
     }
-    assert.ok(pool.recycled >= 3, `recycled ${pool.recycled} times`);
-    const replaced = seen.filter((s) => s.generation > 0);
-    assert.ok(replaced.length > 0);
-    replaced.forEach((s) => assert.ok(s.warmed, `thread ${s.threadId} (generation ${s.generation}) took a task before its warmUp ended`));
-    // Both threads of every new generation were warmed (each its own warm task), with paced pauses (100 ms; a timer may fire 1 ms early).
-    for (let g = 1; g < pool.recycled; g++) {
-      const threads = new Map(replaced.filter((s) => s.generation === g).map((s) => [s.threadId, s]));
-      assert.is(threads.size, 2, `generation ${g} ran on ${threads.size} threads`);
-      for (const s of threads.values()) assert.ok(s.pausedMs !== null && s.pausedMs >= 95, `thread ${s.threadId} paused ${s.pausedMs} ms`);
-    }
-    // The first threads warm up in their spare time, unpaced.
-    seen.filter((s) => s.generation === 0 && s.pausedMs !== null).forEach((s) => assert.ok(s.pausedMs! < 95, `first thread ${s.threadId} paused ${s.pausedMs} ms`));
-    // The threads really were replaced: later generations ran on other threads than the first.
+    assert.ok(pool.recycled >= 4, `recycled ${pool.recycled} times`);
     const first = new Set(seen.filter((s) => s.generation === 0).map((s) => s.threadId));
-    assert.ok(replaced.some((s) => !first.has(s.threadId)));
+    assert.is(first.size, 2, 'the first tasks ran on both threads');
+    // Every thread a recycle started was warmed before its first task, with paced pauses (100 ms; a timer may fire 1 ms early).
+    const fresh = seen.filter((s) => !first.has(s.threadId));
+    assert.ok(fresh.length > 0);
+    fresh.forEach((s) => assert.ok(s.warmed && s.pausedMs !== null && s.pausedMs >= 95, `thread ${s.threadId} (generation ${s.generation}): warmed ${s.warmed}, paused ${s.pausedMs} ms`));
+    // The first threads warm up in their spare time, unpaced.
+    seen.filter((s) => first.has(s.threadId) && s.pausedMs !== null).forEach((s) => assert.ok(s.pausedMs! < 95, `first thread ${s.threadId} paused ${s.pausedMs} ms`));
+    // Each recycle replaced one thread: a generation brings at most one thread not seen before, and
+    // after the first recycle the other first thread still took tasks.
+    const known = new Set(first);
+    for (let g = 1; g <= pool.recycled; g++) {
+      const added = new Set(seen.filter((s) => s.generation === g && !known.has(s.threadId)).map((s) => s.threadId));
+      assert.ok(added.size <= 1, `generation ${g} brought ${added.size} new threads`);
+      added.forEach((t) => known.add(t));
+    }
+    assert.ok(seen.some((s) => s.generation === 1 && first.has(s.threadId)), 'a first thread still worked after the first recycle');
+    assert.ok(known.size >= 5, `${known.size - 2} threads started by recycles`);
   } finally {
     await pool.close();
   }
