@@ -1,17 +1,14 @@
 // The render API end to end: POST /render → poll → download, with every output read back by poppler, qpdf and pdfjs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { startServer, admin, OWNER_KEY, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { invoiceDocument } from '../fixtures/documents.js';
 import { pdfPageTexts, qpdfCheck, pdfinfoPages } from '../fixtures/pdf-readers.js';
+import { popplerOutput } from '../helpers/poppler.js';
 import { PDF_PROFILES, RenderJobSchema } from '../../contracts/render.js';
 
 const RENDER = '/api/v1/dev/render';
@@ -118,24 +115,9 @@ async function redSquarePng(): Promise<Buffer> {
   return canvas.encode('png');
 }
 
-/** Runs a poppler tool on the PDF (written to a temp file) and returns its stdout; stderr noise is ignored. */
-async function poppler(cmd: 'pdftotext' | 'pdfinfo' | 'pdfimages' | 'pdffonts', args: string[], pdf: Uint8Array): Promise<string> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-render-test-'));
-  try {
-    const file = path.join(dir, 'in.pdf');
-    await writeFile(file, pdf);
-    const fullArgs = cmd === 'pdftotext' ? [...args, file, '-'] : [...args, file];
-    return await new Promise<string>((resolve, reject) =>
-      execFile(cmd, fullArgs, { maxBuffer: 16 << 20 }, (err, stdout, stderr) => (err ? reject(new Error(`${cmd} ${args.join(' ')} failed: ${stderr}`)) : resolve(stdout))),
-    );
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 /** `pdfinfo` as a map of its `Key: value` lines. */
 async function pdfinfo(pdf: Uint8Array): Promise<Record<string, string>> {
-  const out = await poppler('pdfinfo', [], pdf);
+  const out = await popplerOutput('pdfinfo', [], pdf);
   return Object.fromEntries(out.split('\n').flatMap((line) => {
     const m = /^([^:]+):\s+(.*)$/.exec(line);
     return m ? [[m[1]!.trim(), m[2]!.trim()]] : [];
@@ -155,7 +137,7 @@ function xmpValue(xmp: string, name: string): string | null {
 
 /** Position of the first word of page 1 (pdftotext -bbox). */
 async function firstWordBox(pdf: Uint8Array): Promise<{ word: string; xMin: number; yMin: number }> {
-  const html = await poppler('pdftotext', ['-bbox'], pdf);
+  const html = await popplerOutput('pdftotext', ['-bbox'], pdf);
   const m = /<word xMin="([\d.]+)" yMin="([\d.]+)"[^>]*>([^<]*)<\/word>/.exec(html);
   if (!m) throw new Error('no words in the PDF');
   return { xMin: Number(m[1]), yMin: Number(m[2]), word: m[3]! };
@@ -163,7 +145,7 @@ async function firstWordBox(pdf: Uint8Array): Promise<{ word: string; xMin: numb
 
 /** The images of a PDF as `pdfimages -list` reports them (page, type, width, height). */
 async function pdfImages(pdf: Uint8Array): Promise<Array<{ page: number; type: string; width: number; height: number }>> {
-  const out = await poppler('pdfimages', ['-list'], pdf);
+  const out = await popplerOutput('pdfimages', ['-list'], pdf);
   return out
     .split('\n')
     .slice(2)
@@ -310,7 +292,7 @@ test('charges creditCost exactly once for a completed render and nothing for a f
 test('prints the customer, every line item, the totals, and the header and footer with "Page 1 of 1" (pdftotext)', async () => {
   const { pdf } = await renderedInvoice();
   const config = invoiceDocument(1) as Json;
-  const text = await poppler('pdftotext', ['-layout'], pdf);
+  const text = await popplerOutput('pdftotext', ['-layout'], pdf);
   const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
   assert.is(lines[0], 'Quire Test Ltd', 'the header is the first line');
   assert.is(lines.at(-1), 'Quire Test Ltd · Registered in Ireland · Page 1 of 1', 'the footer is the last line');
@@ -346,7 +328,7 @@ test('writes title, author, subject and keywords to the document information and
 
 test('writes the same metadata into the XMP stream (pdfinfo -meta)', async () => {
   const { pdf } = await renderedInvoice();
-  const xmp = await poppler('pdfinfo', ['-meta'], pdf);
+  const xmp = await popplerOutput('pdfinfo', ['-meta'], pdf);
   assert.match(xmp, /<dc:title><rdf:Alt><rdf:li xml:lang="x-default">Invoice INV-00001<\/rdf:li><\/rdf:Alt><\/dc:title>/);
   assert.match(xmp, /<dc:creator><rdf:Seq><rdf:li>Quire Test Ltd<\/rdf:li><\/rdf:Seq><\/dc:creator>/);
   assert.match(xmp, /<dc:description><rdf:Alt><rdf:li xml:lang="x-default">Invoice<\/rdf:li><\/rdf:Alt><\/dc:description>/);
@@ -394,7 +376,7 @@ test('renders every profile tagged, with its identification in the XMP of the fi
     const info = await pdfinfo(pdf);
     assert.is(info.Tagged, 'yes', profile);
     assert.is(info['PDF version'], job.pdfCompliance.pdfVersion, profile);
-    const xmp = await poppler('pdfinfo', ['-meta'], pdf);
+    const xmp = await popplerOutput('pdfinfo', ['-meta'], pdf);
     assert.is(xmpValue(xmp, 'pdfaid:part'), a ? a[1]! : null, `${profile} pdfaid:part`);
     assert.is(xmpValue(xmp, 'pdfaid:conformance'), a ? 'B' : null, `${profile} pdfaid:conformance`);
     assert.is(xmpValue(xmp, 'pdfuaid:part'), ua ? '1' : null, `${profile} pdfuaid:part`);
@@ -467,7 +449,7 @@ test('hyphenates justified text by the rules of defaults.locale', async () => {
   const lines = async (locale: string) => {
     const config = { document: { type: 'pdf' }, sections: [{ type: 'flow', columns: { count: 4 }, content: [{ type: 'text', align: 'justify', text }] }], defaults: { locale } };
     const { pdf } = await renderPdf(api, { config });
-    return (await poppler('pdftotext', ['-raw', '-enc', 'UTF-8'], pdf)).split('\n');
+    return (await popplerOutput('pdftotext', ['-raw', '-enc', 'UTF-8'], pdf)).split('\n');
   };
   // Typst marks a break inside a word with a soft hyphen (U+00AD) at the end of the line.
   const [de, en] = await Promise.all([lines('de-DE'), lines('en-US')]);
@@ -482,11 +464,11 @@ test('sans, serif and mono each come in regular, italic, bold and bold italic, w
   const config = doc([line('sans'), line('serif'), line('mono'), { type: 'text', text: 'Code: `plain`, *`italic`*, **`bold`**, ***`both`***.' }, { type: 'code', code: 'λ → Ωμέγα; Привет' }], { title: 'Fonts' });
   const { job, pdf } = await renderPdf(api, { config });
   assert.equal(job.warnings, []);
-  const fonts = await poppler('pdffonts', [], pdf);
+  const fonts = await popplerOutput('pdffonts', [], pdf);
   for (const face of ['NotoSans-Regular', 'NotoSans-Italic', 'NotoSans-Bold', 'NotoSans-BoldItalic', 'NotoSerif-Regular', 'NotoSerif-Italic', 'NotoSerif-Bold', 'NotoSerif-BoldItalic', 'JetBrainsMono-Regular', 'JetBrainsMono-Italic', 'JetBrainsMono-Bold', 'JetBrainsMono-BoldItalic']) {
     assert.match(fonts, face, `${face} embedded:\n${fonts}`);
   }
-  const text = (await poppler('pdftotext', ['-enc', 'UTF-8'], pdf)).replace(/\s+/g, ' ');
+  const text = (await popplerOutput('pdftotext', ['-enc', 'UTF-8'], pdf)).replace(/\s+/g, ' ');
   assert.match(text, 'mono: plain αβγ Привет, italic, bold, both.');
   assert.match(text, 'λ → Ωμέγα; Привет');
 });
@@ -502,15 +484,9 @@ test('a font family that is not installed renders in the default font with a FON
     ],
   );
   assert.match(job.warnings[0].message, 'Helvetica Neue');
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-fonts-'));
-  try {
-    await writeFile(path.join(dir, 'f.pdf'), pdf);
-    const fonts = await new Promise<string>((resolve, reject) => execFile('pdffonts', [path.join(dir, 'f.pdf')], (err, out) => (err ? reject(err) : resolve(out))));
-    assert.match(fonts, 'NotoSans');
-    assert.not.match(fonts, /Helvetica|Comic/);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const fonts = await popplerOutput('pdffonts', [], pdf);
+  assert.match(fonts, 'NotoSans');
+  assert.not.match(fonts, /Helvetica|Comic/);
 });
 
 test('accepts a caption in place of alt text under PDF/UA-1', async () => {
@@ -559,7 +535,7 @@ test('renders broken references, undefined citations and abbreviations with warn
   assert.is(job.status, 'COMPLETED');
   assert.equal(job.warnings, created.body.warnings);
   const dl = await api.withKey(null).download(job.downloadUrl);
-  const text = (await poppler('pdftotext', [], dl.bytes)).replace(/\s+/g, ' ');
+  const text = (await popplerOutput('pdftotext', [], dl.bytes)).replace(/\s+/g, ' ');
   assert.match(text, 'See the missing part,', 'a broken link prints as its label');
   // The unresolved keys stay visible (today as "[nokey]" and "NOPE"; docs/rendering.md says "as written").
   assert.match(text, 'nokey');

@@ -22,6 +22,11 @@ async function withPdf<T>(bytes: Uint8Array, fn: (file: string, dir: string) => 
   }
 }
 
+/** The standard output of a poppler reader run on the PDF (`pdftotext` writes to it: `-` is added). */
+export function popplerOutput(cmd: 'pdftotext' | 'pdfinfo' | 'pdfimages' | 'pdffonts', args: string[], bytes: Uint8Array): Promise<string> {
+  return withPdf(bytes, (file) => run(cmd, cmd === 'pdftotext' ? [...args, file, '-'] : [...args, file]));
+}
+
 /** Width and height in points of every page, as `pdfinfo -f 1 -l <n>` reports them. */
 export function pdfinfoPageSizes(bytes: Uint8Array): Promise<Array<{ width: number; height: number }>> {
   return withPdf(bytes, async (file) => {
