@@ -8,25 +8,23 @@ import { wholeBuffer } from './transferable.js';
 import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
 import { releaseFreedMemory } from './release-memory.js';
-import { untilWarm } from './warm-count.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
-/** A recycle's warm-up: the new threads warm one at a time, pausing WARM_PAUSE_MS between costly steps. */
+/** A recycle's warm-up pauses WARM_PAUSE_MS between its costly steps. */
 const WARM_PAUSE_MS = 100;
 
 /**
- * Threads that are replaced together: a Piscina pool, what was started on it and, while a recycle
- * warms its replacement, the successor. Without recycling a plugin has one lane with all its threads;
- * with recycling each thread is a lane of its own, so threads are replaced one at a time.
+ * A Piscina pool, what was started on it and, while a recycle warms its replacement, the successor.
+ * Without recycling a plugin has one lane with all its threads; with recycling each thread is a lane of
+ * its own, so threads are replaced one at a time.
  */
 interface Lane {
   piscina: Piscina<HostTask, HostReply>;
-  threads: number;
-  /** Tasks started on the current threads; past recycleAfter × threads they are replaced. */
+  /** Tasks started on the current thread (recycling only); at recycleAfter it is replaced. */
   tasks: number;
   /** Tasks handed to the current threads and not yet settled (running or queued in Piscina). */
   pending: Set<Promise<unknown>>;
-  /** The pool that replaces the current one, while its threads warm up. */
+  /** The pool that replaces the current one, while its thread warms up. */
   successor: Piscina<HostTask, HostReply> | null;
 }
 
@@ -56,8 +54,7 @@ export class PluginPool {
     // spread: one thread warms at a time, and the native memory the threads hold is at different ages.
     this.#lanes = Array.from({ length: lanes }, (_, i) => ({
       piscina: this.#create(threads, lanes),
-      threads,
-      tasks: Math.floor((i * recycleAfter * threads) / lanes),
+      tasks: Math.floor((i * recycleAfter) / lanes),
       pending: new Set(),
       successor: null,
     }));
@@ -108,30 +105,22 @@ export class PluginPool {
   }
 
   /**
-   * Replaces a lane's threads without a cold start: a fresh pool starts its threads and runs each one's
-   * `warmUp` while the current threads keep taking tasks; then new tasks go to the fresh pool, and the
-   * old one finishes every task it was given (running or queued: Piscina's close would end queued
-   * ones) and exits, and with it goes whatever native memory its threads held.
+   * Replaces a lane's thread without a cold start: a fresh pool starts a thread and runs its `warmUp`
+   * while the current thread keeps taking tasks; then new tasks go to the fresh pool, and the old one
+   * finishes every task it was given (running or queued: Piscina's close would end queued ones) and
+   * exits, and with it goes whatever native memory its thread held.
    */
   #recycle(lane: Lane): void {
     if (lane.successor || this.#closed) return;
-    const next = this.#create(lane.threads, this.#lanes.length);
+    const next = this.#create(1, this.#lanes.length);
     lane.successor = next;
-    // One warm task per thread, each started once the thread before it is warm: starting a thread,
-    // importing the module and each step of warmUp take tens of ms of CPU, and a warm-up taking whole
-    // cores at once held every job in flight back by hundreds of ms while the old threads are busy. A warm
-    // task keeps its thread until every new thread is warm (`warmed` counts them), so the pool starts a
-    // thread for each. Lanes whose recycles come close together take turns, for the same reason.
-    const warmed = new Int32Array(new SharedArrayBuffer(4));
-    const warming = this.#warming.then(() =>
-      Promise.allSettled(
-        Array.from({ length: lane.threads }, async (_, i) => {
-          // A closed pool has no successor to warm.
-          await untilWarm(warmed, i, 20, () => lane.successor === next);
-          if (lane.successor === next) await next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS, warmed, threads: lane.threads });
-        }),
-      ),
-    );
+    // The new thread runs the worker's warmUp (paced) before it takes a task. Recycles that come close
+    // together wait their turn: starting a thread, importing the module and each step of warmUp take tens
+    // of ms of CPU, and two warm-ups at once held every job in flight back by hundreds of ms while the old
+    // threads were busy.
+    const warming = this.#warming
+      .then(() => (lane.successor === next ? next.run({ kind: 'warm', pauseMs: WARM_PAUSE_MS }) : undefined)) // a closed pool warms nothing
+      .catch(() => undefined); // a thread that died warming: Piscina starts another for the next task
     this.#warming = warming;
     void warming.then(() => {
       if (lane.successor !== next) return; // closed meanwhile
@@ -193,7 +182,7 @@ export class PluginPool {
     }
     const lane = this.#pickLane();
     const recycleAfter = this.limits.recycleAfter ?? 0;
-    if (recycleAfter > 0 && ++lane.tasks >= recycleAfter * lane.threads) this.#recycle(lane);
+    if (recycleAfter > 0 && ++lane.tasks >= recycleAfter) this.#recycle(lane);
     // Taken after the recycle: a task handed to the pool that is closing would be aborted.
     const pending = lane.pending;
     const task = lane.piscina.run({ kind: 'run', exportName, input, ...(channel ? { port: channel.port2 } : {}) }, { signal: controller.signal, transferList: transferList as never });

@@ -6,19 +6,16 @@ import type { SerializedError } from './errors.js';
 import { wholeBuffer } from './transferable.js';
 import type { WarmUpPause, WorkerInput, WorkerOutput } from './plugin-api.js';
 import { callerFor } from './service-port.js';
-import { untilWarm } from './warm-count.js';
 
 /**
  * `port` reaches the plugin's main-process services (when it provisions any). `warm` loads the module and
  * runs its `warmUp` export to the end: the pool sends it to fresh threads before they take over jobs. It
  * leaves `pauseMs` between its costly steps (the import, and each step the plugin marks with `pause()`),
- * so that a warm-up never holds a core the working threads need, then counts itself in `warmed` and keeps
- * its thread until all `threads` of the pool have counted themselves (so that each warm task gets a thread
- * of its own).
+ * so that a warm-up never holds a core the working threads need.
  */
 export type HostTask =
   | { kind: 'describe' }
-  | { kind: 'warm'; pauseMs: number; warmed: Int32Array; threads: number }
+  | { kind: 'warm'; pauseMs: number }
   | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort };
 
 export type HostReply =
@@ -72,8 +69,6 @@ export default async function host(task: HostTask): Promise<HostReply> {
       const mod = await load(false);
       await pause();
       await warmUp(mod, pause);
-      Atomics.add(task.warmed, 0, 1);
-      await untilWarm(task.warmed, task.threads, 10);
       return { ok: true };
     }
     const mod = await load(true);
