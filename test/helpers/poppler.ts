@@ -37,12 +37,12 @@ export function pdfinfoPageSizes(bytes: Uint8Array): Promise<Array<{ width: numb
 
 /** The text of every page, as `pdftotext -layout` lays it out. */
 export function pdftotextLayout(bytes: Uint8Array): Promise<string> {
-  return withPdf(bytes, (file) => run('pdftotext', ['-layout', file, '-']));
+  return popplerOutput('pdftotext', ['-layout'], bytes);
 }
 
 /** `pdffonts`' table of the fonts the PDF uses (one row a font: name, type, embedded, …). */
 export function pdffontsTable(bytes: Uint8Array): Promise<string> {
-  return withPdf(bytes, (file) => run('pdffonts', [file]));
+  return popplerOutput('pdffonts', [], bytes);
 }
 
 export interface ListedImage {
