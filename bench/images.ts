@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { validateDocument } from '../contracts/document-validator.js';
-import { useBundledFontconfig } from '../plugins/render-pdf/fontconfig.js';
+import { prepareTypstEnvironment } from '../plugins/render-pdf/typst-environment.js';
 import { PdfRasteriser, type RasterFormat } from '../plugins/render-images/rasterise.js';
 import { drawerThread, renderPagesShared } from '../plugins/render-images/two-threads.js';
 import type { RenderParams } from '../plugins/render-pdf/contract.js';
@@ -78,7 +78,7 @@ function median(values: number[]): number {
 }
 
 async function main(): Promise<void> {
-  useBundledFontconfig();
+  prepareTypstEnvironment();
   // Imported after fontconfig is pointed at the bundled fonts: the compiler reads it when it starts.
   const { compileDocument } = await import('../plugins/render-pdf/compile.js');
   const document = validateDocument(reportDocument()).document! as unknown as RenderParams['document'];

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { nodeWithAllocator } from './allocator.js';
 
 const MAIN = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const API_KEY = 'ak_BenchOwnerKey0123456789abcdefghijklmnopqrstuvwxyzAB';
@@ -18,7 +19,7 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** `node dist/server/main.js` on a free loopback port with its own data dir, no rate limit and credits enough for any run. */
+/** `node dist/server/main.js`, started as npm start starts it, on a free loopback port with its own data dir, no rate limit and credits enough for any run. */
 export async function startServer(): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-render-'));
   const env: NodeJS.ProcessEnv = {
@@ -34,8 +35,11 @@ export async function startServer(): Promise<BenchServer> {
     QUIRE_LOG_LEVEL: 'info',
     // An operator's settings file (pool sizes, recycling) when the caller names one.
     ...(process.env.QUIRE_CONFIG ? { QUIRE_CONFIG: process.env.QUIRE_CONFIG } : {}),
+    // jemalloc (the default) or system: started as npm start starts it, through scripts/with-allocator.sh.
+    ...(process.env.QUIRE_ALLOCATOR ? { QUIRE_ALLOCATOR: process.env.QUIRE_ALLOCATOR } : {}),
   };
-  const proc: ChildProcess = spawn(process.execPath, [...(process.env.QUIRE_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, args] = nodeWithAllocator([...(process.env.QUIRE_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), MAIN]);
+  const proc: ChildProcess = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let head = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start in 30 s:\n${head}`)), 30_000);

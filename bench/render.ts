@@ -10,6 +10,9 @@ import { chromiumPeer, CHROMIUM, type PeerResult } from './render-chromium.js';
 import { JsonClient, loadLoop, renderOverHttp, startServer, type LoadResult } from './render-http.js';
 import { memoryCurve, memoryCurveInChild, type MemoryCurve, type MemorySample } from './render-memory.js';
 import { fmt, percentile, spread, table, type Spread } from './stats.js';
+import { rerunWithAllocator } from './allocator.js';
+import { allocatorInUse } from '../server/allocator.js';
+import { fileURLToPath } from 'node:url';
 
 const { values } = parseArgs({
   options: {
@@ -272,7 +275,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ curve })}\n`);
     return;
   }
+  if (await rerunWithAllocator(fileURLToPath(import.meta.url))) return;
   log(`render.pdf benchmark (${QUICK ? 'quick' : 'full'}); figures are wall time in ms unless marked CPU; client, server and peer share this machine's ${os.cpus().length} cores.`);
+  log(`allocator: ${allocatorInUse()} (the server's and this process's, as npm start gives it; QUIRE_ALLOCATOR=system for glibc's malloc)`);
   log(`load average at start (1/5/15 min): ${loadAverage()} — anything above 0 is other work competing for the same cores.\n`);
   const f: Figures = {};
   if (ONLY.has('inprocess') || ONLY.has('report')) await inProcess(f);

@@ -5,6 +5,7 @@ import { Kernel } from '../kernel/kernel.js';
 import { PluginLoadError } from '../kernel/plugin-registry.js';
 import { DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 import { createServer } from './app.js';
+import { allocatorInUse, allocatorWarning } from './allocator.js';
 
 async function main(): Promise<void> {
   let kernel: Kernel;
@@ -29,7 +30,10 @@ async function main(): Promise<void> {
     if (!kernel.config.publicUrlConfigured && actual !== port) {
       kernel.config.publicUrl = kernel.config.publicUrl.replace(/:\d+$/, `:${actual}`);
     }
-    kernel.log.info({ port: actual, dataDir: kernel.config.dataDir, plugins: [...kernel.registry.plugins.values()].map((p) => `${p.definition.manifest.id}:${p.state}`) }, `Quire listening on http://${host}:${actual}`);
+    const allocator = allocatorInUse();
+    const warning = allocatorWarning(allocator, process.env);
+    if (warning) kernel.log.warn({ allocator }, warning);
+    kernel.log.info({ port: actual, dataDir: kernel.config.dataDir, allocator, plugins: [...kernel.registry.plugins.values()].map((p) => `${p.definition.manifest.id}:${p.state}`) }, `Quire listening on http://${host}:${actual}`);
   });
 
   let stopping = false;

@@ -1,11 +1,11 @@
 // render-images: the PNG and JPEG render targets. Document JSON → the PDF of render-pdf → page images (pdfjs + canvas).
 import { definePlugin } from '../../kernel/plugin-api.js';
 import { PAGE_SELECTION_ERRORS } from '../lib/page-selection.js';
-import { useBundledFontconfig } from '../render-pdf/fontconfig.js';
+import { prepareTypstEnvironment } from '../render-pdf/typst-environment.js';
 import { contract } from './contract.js';
 
 // The worker compiles with Typst like render-pdf, so fontconfig must see the same fonts.conf.
-useBundledFontconfig();
+prepareTypstEnvironment();
 
 const DESCRIPTION =
   'Renders the document to PDF exactly as render.pdf does and rasterises the pages `image.pages` selects at `image.dpi`. ' +

@@ -1,9 +1,9 @@
 // render-pdf: the PDF render target. Document JSON → Typst → tagged PDF (standard, PDF/A or PDF/UA).
 import { definePlugin } from '../../kernel/plugin-api.js';
 import { contract } from './contract.js';
-import { useBundledFontconfig } from './fontconfig.js';
+import { prepareTypstEnvironment } from './typst-environment.js';
 
-useBundledFontconfig();
+prepareTypstEnvironment();
 
 export default definePlugin({
   manifest: {

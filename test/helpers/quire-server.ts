@@ -1,4 +1,5 @@
-// Starts the real server (`node dist/server/main.js`) as a child process on a free loopback port, with its own data dir.
+// Starts the real server as `npm start` does (`node dist/server/main.js` through scripts/with-allocator.sh) as a
+// child process on a free loopback port, with its own data dir.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,8 @@ import { ApiClient } from './api-client.js';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MAIN = path.join(ROOT, 'dist/server/main.js');
 export const ADMIN = path.join(ROOT, 'dist/scripts/admin.js');
+/** What `npm start` runs the server through: it preloads jemalloc when installed, then execs the command (same pid). */
+export const WITH_ALLOCATOR = path.join(ROOT, 'scripts/with-allocator.sh');
 export const OWNER_KEY = 'ak_TestOwnerKey0123456789abcdefghijklmnopqrstuvwxyzAB';
 
 export interface ServerOptions {
@@ -63,7 +66,7 @@ function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string
     configPath = path.join(dataDir, '..', `${path.basename(dataDir)}-config.json`);
     writeFileSync(configPath, JSON.stringify(opts.config));
   }
-  const proc = spawn(process.execPath, [MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn('sh', [WITH_ALLOCATOR, process.execPath, MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
