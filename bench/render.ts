@@ -11,7 +11,7 @@ import { JsonClient, loadLoop, renderOverHttp, startServer, type LoadResult } fr
 import { memoryCurve, memoryCurveInChild, type MemoryCurve, type MemorySample } from './render-memory.js';
 import { fmt, percentile, spread, table, type Spread } from './stats.js';
 import { rerunWithAllocator } from './allocator.js';
-import { allocatorInUse } from '../server/allocator.js';
+import { allocatorInUse } from '../kernel/allocator.js';
 import { fileURLToPath } from 'node:url';
 
 const { values } = parseArgs({

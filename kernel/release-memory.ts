@@ -1,39 +1,55 @@
-// Hands the C heap's free pages back to the system once a pool's old threads have exited (glibc's malloc_trim).
+// Hands the C heap's free pages back to the system once a pool's old threads have exited: jemalloc's arena
+// purge when the process runs on jemalloc (npm start), glibc's malloc_trim otherwise.
 import { createRequire } from 'node:module';
+import { allocatorInUse } from './allocator.js';
 
-interface Trim {
-  async(pad: number, done: (err: unknown, released: number) => void): void;
+/** One native call made on a libuv thread; `done` gets its int result. */
+type Release = (done: (err: unknown, result: number) => void) => void;
+
+interface KoffiFunction {
+  async(...args: unknown[]): void;
 }
 
-/** malloc_trim from the C library, loaded on first use; null where there is none (musl, macOS, Windows). */
-let trim: Trim | null | undefined;
+/** `arena.<MALLCTL_ARENAS_ALL>.purge`: every arena's unused dirty pages (jemalloc 5's MALLCTL_ARENAS_ALL is 4096). */
+const PURGE_ALL_ARENAS = 'arena.4096.purge';
 
-function loadTrim(): Trim | null {
-  if (trim !== undefined) return trim;
+/** The release call of the allocator in use, loaded on first use; null where there is none (musl, macOS, Windows). */
+let release: Release | null | undefined;
+
+function loadRelease(): Release | null {
+  if (release !== undefined) return release;
   try {
-    const koffi = createRequire(import.meta.url)('koffi') as { load(name: string): { func(signature: string): Trim } };
-    trim = koffi.load('libc.so.6').func('int malloc_trim(size_t)');
+    const koffi = createRequire(import.meta.url)('koffi') as { load(name: string): { func(signature: string): KoffiFunction } };
+    if (allocatorInUse() === 'jemalloc') {
+      // dlopen by soname finds the preloaded library: the allocator in use, not a second copy.
+      const mallctl = koffi.load('libjemalloc.so.2').func('int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)');
+      release = (done) => mallctl.async(PURGE_ALL_ARENAS, null, null, null, 0, (err: unknown, rc: number) => done(err, rc === 0 ? 1 : -1));
+    } else {
+      const trim = koffi.load('libc.so.6').func('int malloc_trim(size_t)');
+      release = (done) => trim.async(0, done);
+    }
   } catch {
-    trim = null;
+    release = null;
   }
-  return trim;
+  return release;
 }
 
 /**
- * Asks glibc to return the free memory of every malloc arena to the system, on a libuv thread (it walks
+ * Asks the allocator to return the free memory of every arena to the system, on a libuv thread (it walks
  * every arena: tens of ms). A worker thread's native allocations (the Typst compiler's above all) are
- * freed into its arena when the thread ends, but glibc gives back only the top of an arena by itself:
- * the free pages in between stay in the process, and the next threads fill them unevenly, so without
- * this RSS climbed by 100 MB or more over a few thousand renders before it levelled off
- * (docs/benchmarks.md). Resolves to true when memory was released, false when there was none to release,
- * null when the C library has no malloc_trim. Never rejects.
+ * freed into an arena when the thread ends, and stay in the process: glibc gives back only the top of an
+ * arena by itself (without this, RSS climbed by 100 MB or more over a few thousand renders before it
+ * levelled off), jemalloc only after its decay time (about 10 s, which made the process's memory swing
+ * by the memory of a thread or two; docs/benchmarks.md). Resolves to true when memory was released (with
+ * jemalloc: the purge ran), false when there was none to release, null when the allocator offers no such
+ * call. Never rejects.
  */
 export function releaseFreedMemory(): Promise<boolean | null> {
-  const fn = loadTrim();
+  const fn = loadRelease();
   if (!fn) return Promise.resolve(null);
   return new Promise((resolve) => {
     try {
-      fn.async(0, (err, released) => resolve(err ? null : released === 1));
+      fn((err, result) => resolve(err || result < 0 ? null : result === 1));
     } catch {
       resolve(null);
     }

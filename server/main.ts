@@ -5,7 +5,7 @@ import { Kernel } from '../kernel/kernel.js';
 import { PluginLoadError } from '../kernel/plugin-registry.js';
 import { DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 import { createServer } from './app.js';
-import { allocatorInUse, allocatorWarning } from './allocator.js';
+import { allocatorInUse, allocatorWarning } from '../kernel/allocator.js';
 
 async function main(): Promise<void> {
   let kernel: Kernel;

@@ -1,4 +1,4 @@
-// The C allocator the server runs with: `npm start` preloads jemalloc through scripts/with-allocator.sh.
+// The C allocator the process runs with: `npm start` preloads jemalloc through scripts/with-allocator.sh.
 import { readFileSync } from 'node:fs';
 
 export type Allocator = 'jemalloc' | 'system';
