@@ -6,7 +6,7 @@ const WITH_ALLOCATOR = fileURLToPath(new URL('../../scripts/with-allocator.sh', 
 
 /** The command and arguments that run `node <args>` with the server's allocator. */
 export function nodeWithAllocator(args: string[]): [string, string[]] {
-  return ['sh', [WITH_ALLOCATOR, process.execPath, ...args]];
+  return ['/bin/sh', [WITH_ALLOCATOR, process.execPath, ...args]];
 }
 
 /**

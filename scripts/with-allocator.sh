@@ -6,7 +6,8 @@
 # QUIRE_ALLOCATOR=system keeps glibc's malloc.
 case "${QUIRE_ALLOCATOR:-jemalloc}" in
   jemalloc)
-    lib="/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2"
+    # uname from the standard place: the server may be started with a PATH that lacks it.
+    lib="/usr/lib/$(PATH=/usr/bin:/bin uname -m)-linux-gnu/libjemalloc.so.2"
     if [ -f "$lib" ]; then
       case " $LD_PRELOAD " in
         *" $lib "*) ;;

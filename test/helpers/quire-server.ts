@@ -66,7 +66,7 @@ function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string
     configPath = path.join(dataDir, '..', `${path.basename(dataDir)}-config.json`);
     writeFileSync(configPath, JSON.stringify(opts.config));
   }
-  const proc = spawn('sh', [WITH_ALLOCATOR, process.execPath, MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn('/bin/sh', [WITH_ALLOCATOR, process.execPath, MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

@@ -25,7 +25,7 @@ console.log(JSON.stringify({ allocator: allocatorInUse(), released, before, afte
 `;
 
 async function runChild(allocator: 'jemalloc' | 'system'): Promise<{ allocator: string; released: boolean | null; before: number; after: number }> {
-  const { stdout } = await promisify(execFile)('sh', [WITH_ALLOCATOR, process.execPath, '--expose-gc', '--input-type=commonjs', '-e', `(async () => {${CHILD}})()`], {
+  const { stdout } = await promisify(execFile)('/bin/sh', [WITH_ALLOCATOR, process.execPath, '--expose-gc', '--input-type=commonjs', '-e', `(async () => {${CHILD}})()`], {
     env: { PATH: process.env.PATH, QUIRE_ALLOCATOR: allocator },
   });
   return JSON.parse(stdout);
