@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
  * - FONTCONFIG_FILE: the compiler scans the machine's fonts through fontconfig; the bundled fonts.conf.
  * - RAYON_NUM_THREADS: the PDF export hands small pieces of each document to a rayon thread pool, one
  *   thread a core by default. The render threads already keep the cores busy, one document each, and a
- *   second pool thread only added hand-overs: one pool thread made 32 concurrent clients about 5 % faster,
- *   the 26-page report no slower, and the switches between threads a render fell from about 180 to 6
+ *   second pool thread only added hand-overs: one pool thread made 32 concurrent clients 2–6 % faster,
+ *   the 26-page report no slower, and the switches between threads a render fell from about 190 to 6
  *   (docs/benchmarks.md, "jemalloc and one rayon thread").
  */
 export function prepareTypstEnvironment(): void {
