@@ -1,13 +1,6 @@
 // Benchmarks run what `npm start` runs: node through scripts/with-allocator.sh (jemalloc when installed).
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-const WITH_ALLOCATOR = fileURLToPath(new URL('../../scripts/with-allocator.sh', import.meta.url));
-
-/** The command and arguments that run `node <args>` with the server's allocator. */
-export function nodeWithAllocator(args: string[]): [string, string[]] {
-  return ['/bin/sh', [WITH_ALLOCATOR, process.execPath, ...args]];
-}
+import { nodeWithAllocator } from '../kernel/allocator.js';
 
 /**
  * Runs this benchmark script again under scripts/with-allocator.sh, so that its in-process figures (and the

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { nodeWithAllocator } from './allocator.js';
+import { nodeWithAllocator } from '../kernel/allocator.js';
 
 const MAIN = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const API_KEY = 'ak_BenchOwnerKey0123456789abcdefghijklmnopqrstuvwxyzAB';

@@ -1,7 +1,16 @@
 // The C allocator the process runs with: `npm start` preloads jemalloc through scripts/with-allocator.sh.
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 export type Allocator = 'jemalloc' | 'system';
+
+const WITH_ALLOCATOR = fileURLToPath(new URL('../../scripts/with-allocator.sh', import.meta.url));
+
+/** The command and arguments that run `node <args>` as `npm start` runs the server: through scripts/with-allocator.sh. */
+export function nodeWithAllocator(args: string[]): [string, string[]] {
+  // /bin/sh by path: servers are started with a PATH that may lack it (the tests of a missing qpdf or Chromium).
+  return ['/bin/sh', [WITH_ALLOCATOR, process.execPath, ...args]];
+}
 
 /** jemalloc when its library is mapped into this process; otherwise (or where /proc is missing) the C library's malloc. */
 export function allocatorInUse(): Allocator {

@@ -8,12 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import type { Test } from 'uvu';
 import { ApiClient } from './api-client.js';
+import { nodeWithAllocator } from '../../kernel/allocator.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MAIN = path.join(ROOT, 'dist/server/main.js');
 export const ADMIN = path.join(ROOT, 'dist/scripts/admin.js');
-/** What `npm start` runs the server through: it preloads jemalloc when installed, then execs the command (same pid). */
-export const WITH_ALLOCATOR = path.join(ROOT, 'scripts/with-allocator.sh');
 export const OWNER_KEY = 'ak_TestOwnerKey0123456789abcdefghijklmnopqrstuvwxyzAB';
 
 export interface ServerOptions {
@@ -66,7 +65,9 @@ function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string
     configPath = path.join(dataDir, '..', `${path.basename(dataDir)}-config.json`);
     writeFileSync(configPath, JSON.stringify(opts.config));
   }
-  const proc = spawn('/bin/sh', [WITH_ALLOCATOR, process.execPath, MAIN], { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  // As npm start runs it: the script preloads jemalloc when installed, then execs node (same pid).
+  const [cmd, args] = nodeWithAllocator([MAIN]);
+  const proc = spawn(cmd, args, { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

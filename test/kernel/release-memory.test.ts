@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WITH_ALLOCATOR } from '../helpers/quire-server.js';
+import { nodeWithAllocator } from '../../kernel/allocator.js';
 
 const RELEASE = fileURLToPath(new URL('../../kernel/release-memory.js', import.meta.url));
 const ALLOCATOR = fileURLToPath(new URL('../../kernel/allocator.js', import.meta.url));
@@ -25,7 +25,8 @@ console.log(JSON.stringify({ allocator: allocatorInUse(), released, before, afte
 `;
 
 async function runChild(allocator: 'jemalloc' | 'system'): Promise<{ allocator: string; released: boolean | null; before: number; after: number }> {
-  const { stdout } = await promisify(execFile)('/bin/sh', [WITH_ALLOCATOR, process.execPath, '--expose-gc', '--input-type=commonjs', '-e', `(async () => {${CHILD}})()`], {
+  const [cmd, args] = nodeWithAllocator(['--expose-gc', '--input-type=commonjs', '-e', `(async () => {${CHILD}})()`]);
+  const { stdout } = await promisify(execFile)(cmd, args, {
     env: { PATH: process.env.PATH, QUIRE_ALLOCATOR: allocator },
   });
   return JSON.parse(stdout);
