@@ -12,13 +12,21 @@ export function nodeWithAllocator(args: string[]): [string, string[]] {
   return ['/bin/sh', [WITH_ALLOCATOR, process.execPath, ...args]];
 }
 
-/** jemalloc when its library is mapped into this process; otherwise (or where /proc is missing) the C library's malloc. */
+let inUse: Allocator | undefined;
+
+/**
+ * jemalloc when its library is mapped into this process; otherwise (or where /proc is missing) the C library's
+ * malloc. Read once: a process keeps its allocator, and the first recycle's memory release asks again on the
+ * main thread, under load.
+ */
 export function allocatorInUse(): Allocator {
+  if (inUse) return inUse;
   try {
-    return /\/libjemalloc\.so[^\n]*$/m.test(readFileSync('/proc/self/maps', 'utf8')) ? 'jemalloc' : 'system';
+    inUse = /\/libjemalloc\.so[^\n]*$/m.test(readFileSync('/proc/self/maps', 'utf8')) ? 'jemalloc' : 'system';
   } catch {
-    return 'system';
+    inUse = 'system';
   }
+  return inUse;
 }
 
 /**
