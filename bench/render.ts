@@ -69,9 +69,9 @@ interface Figures {
 const log = (msg: string) => console.log(msg);
 const newestInvoice = (n: number) => validateDocument(invoiceDocument(n)).document!;
 
-/** A report with its own title, so Typst cannot answer from its cache of the previous render. */
+/** The issue's 30-page report (10 paragraphs a chapter), with its own title so Typst cannot answer from its cache of the previous render. */
 function distinctReport(i: number): Record<string, unknown> {
-  const doc = reportDocument() as { document: Record<string, unknown> };
+  const doc = reportDocument({ paragraphs: 10 }) as { document: Record<string, unknown> };
   doc.document.title = `Rendering report #${i}`;
   return doc;
 }
