@@ -186,16 +186,20 @@ export class JobRunner {
     const job: JobRecord = { ...queued, ...started };
     this.events.emit('job.started', job);
     const log = this.log.child({ jobId: id, action: job.action });
+    // The output file's id is chosen now: the worker thread writes the file itself (OutputTarget in worker-host.ts).
+    const outputId = randomUUID();
+    let finished = false;
     try {
       const files = await this.#loadInputs(job, reg);
       const manifest = reg.plugin.definition.manifest;
       const outbound = manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
       const llm = manifest.llm && this.config.llm ? { llm: { ...this.config.llm } } : {};
-      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }).finally(release);
+      const storeAt = { tempPath: this.blobs.tempPath(), path: this.blobs.path(outputId) };
+      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }, undefined, storeAt).finally(release);
       writeWorkerLog(log, output.log);
       const result = output.result ?? {};
       this.#checkResult(reg, result);
-      const file = output.file ? await this.#storeOutput(job, output.file, typeof result.pageCount === 'number' ? result.pageCount : undefined) : undefined;
+      const file = output.file ? await this.#outputRecord(job, outputId, output.file, typeof result.pageCount === 'number' ? result.pageCount : undefined) : undefined;
       await marked;
       const now = this.clock.now().toISOString();
       const cost = job.estimatedCredits;
@@ -205,9 +209,14 @@ export class JobRunner {
         cost > 0 ? { id: randomUUID(), orgId: job.orgId, amount: -cost, kind: 'charge', jobId: id, action: job.action, note: null, createdAt: now } : null,
         file,
       );
+      finished = true;
       log.info({ outputFileId: file?.id ?? null, credits: cost }, 'job completed');
       this.events.emit('job.finished', done);
     } catch (err) {
+      // An output the thread stored for a job that does not complete (a result that breaks the contract, a
+      // deadline, a failed write) is deleted; a thread stopped at its deadline while renaming could still
+      // leave the file behind, without a record that would ever serve it.
+      if (!finished) await this.blobs.delete(outputId).catch(() => undefined);
       if (this.#abandoned) return;
       const jobError = err instanceof JobError ? err : new JobError('UNEXPECTED', (err as Error).message);
       if (!(err instanceof JobError)) log.error({ err }, 'unexpected job failure');
@@ -277,11 +286,9 @@ export class JobRunner {
     }
   }
 
-  /** Writes the output's bytes; its record is written with the job's completion (one journal line). */
-  async #storeOutput(job: JobRecord, file: { bytes: Uint8Array; mimeType: string; filename: string }, knownPages?: number): Promise<FileRecord> {
-    const id = randomUUID();
+  /** The record of an output the worker thread stored under `id`; it is written with the job's completion (one journal line). */
+  async #outputRecord(job: JobRecord, id: string, file: { bytes: Uint8Array; mimeType: string; filename: string }, knownPages?: number): Promise<FileRecord> {
     const now = this.clock.now();
-    await this.blobs.put(id, file.bytes);
     // A render target reports its page count; other PDFs are counted in the inspector's worker. Only a PDF
     // output has pages (page images report the count of the PDF they were drawn from).
     const { pageCount } = file.mimeType !== 'application/pdf' ? { pageCount: null } : knownPages !== undefined ? { pageCount: knownPages } : await this.inspector.inspect(file.bytes, file.mimeType);

@@ -6,7 +6,7 @@ import { JobError } from './errors.js';
 import type { PluginDefinition, PluginServices, PoolLimits, WorkerInput, WorkerOutput } from './plugin-api.js';
 import { wholeBuffer } from './transferable.js';
 import { serveCalls } from './service-port.js';
-import type { HostReply, HostTask } from './worker-host.js';
+import type { HostReply, HostTask, OutputTarget } from './worker-host.js';
 import { releaseFreedMemory } from './release-memory.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
@@ -166,8 +166,11 @@ export class PluginPool {
     return reply.exports ?? [];
   }
 
-  /** Runs one action; every failure comes back as a JobError with a code and a message for the client. */
-  async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs): Promise<WorkerOutput> {
+  /**
+   * Runs one action; every failure comes back as a JobError with a code and a message for the client. With
+   * `storeAt`, the thread writes the output file there itself (`stored` in the answer; see OutputTarget).
+   */
+  async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs, storeAt?: OutputTarget): Promise<WorkerOutput & { stored?: boolean }> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const transferList: Array<ArrayBuffer | MessagePort> = [];
@@ -185,12 +188,12 @@ export class PluginPool {
     if (recycleAfter > 0 && ++lane.tasks >= recycleAfter) this.#recycle(lane);
     // Taken after the recycle: a task handed to the pool that is closing would be aborted.
     const pending = lane.pending;
-    const task = lane.piscina.run({ kind: 'run', exportName, input, ...(channel ? { port: channel.port2 } : {}) }, { signal: controller.signal, transferList: transferList as never });
+    const task = lane.piscina.run({ kind: 'run', exportName, input, ...(channel ? { port: channel.port2 } : {}), ...(storeAt ? { storeAt } : {}) }, { signal: controller.signal, transferList: transferList as never });
     pending.add(task);
     try {
       const reply = await task;
       if (!reply.ok) throw new JobError(reply.error.code, reply.error.message, reply.error.details);
-      return reply.output ?? {};
+      return reply.stored ? { ...reply.output, stored: true } : (reply.output ?? {});
     } catch (err) {
       if (err instanceof JobError) throw err;
       if (controller.signal.aborted) {

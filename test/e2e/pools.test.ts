@@ -1,4 +1,6 @@
 // Worker pools: deadlines kill the thread, out-of-memory and crashes fail only their job, backlog answers 503.
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type RunningServer, useServer } from '../helpers/quire-server.js';
@@ -43,11 +45,17 @@ test('fails only the job whose worker thread exits', async () => {
   assert.is(next.status, 'COMPLETED');
 });
 
-test('fails a job whose plugin returns a result that breaks its contract', async () => {
+test('fails a job whose plugin returns a result that breaks its contract, and keeps no file of it', async () => {
+  const stored = () => readdirSync(path.join(server.dataDir, 'blobs')).length;
+  const before = stored();
   const job = await api.waitForJob((await api.post('/api/v1/dev/test/bad-result', {})).body.id);
   assert.is(job.status, 'FAILED');
   assert.match(job.error, 'breaks its contract');
   assert.is(job.errorCode, 'INVALID_RESULT');
+  assert.is(job.outputFileId ?? null, null);
+  // The worker thread wrote the output before the kernel checked the result: it is deleted, and no temp file is left.
+  assert.is(stored(), before);
+  assert.equal(readdirSync(path.join(server.dataDir, 'tmp')), []);
 });
 
 test('answers 503 SERVICE_BUSY with Retry-After once the plugin backlog is full, and runs what it accepted', async () => {
