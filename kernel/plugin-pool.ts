@@ -168,9 +168,9 @@ export class PluginPool {
 
   /**
    * Runs one action; every failure comes back as a JobError with a code and a message for the client. With
-   * `storeAt`, the thread writes the output file there itself (`stored` in the answer; see OutputTarget).
+   * `storeAt`, the thread writes the output file there itself before it answers (see OutputTarget).
    */
-  async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs, storeAt?: OutputTarget): Promise<WorkerOutput & { stored?: boolean }> {
+  async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs, storeAt?: OutputTarget): Promise<WorkerOutput> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const transferList: Array<ArrayBuffer | MessagePort> = [];
@@ -193,7 +193,7 @@ export class PluginPool {
     try {
       const reply = await task;
       if (!reply.ok) throw new JobError(reply.error.code, reply.error.message, reply.error.details);
-      return reply.stored ? { ...reply.output, stored: true } : (reply.output ?? {});
+      return reply.output ?? {};
     } catch (err) {
       if (err instanceof JobError) throw err;
       if (controller.signal.aborted) {

@@ -29,7 +29,7 @@ export interface OutputTarget {
 }
 
 export type HostReply =
-  | { ok: true; exports?: string[]; output?: WorkerOutput; stored?: boolean }
+  | { ok: true; exports?: string[]; output?: WorkerOutput }
   | { ok: false; error: SerializedError };
 
 const { workerUrl } = workerData as { workerUrl: string };
@@ -63,7 +63,7 @@ function warmUp(mod: Record<string, unknown>, pause: WarmUpPause): Promise<void>
  * the job's work, and the bytes are on disk before the main thread records the file. A failure (disk full)
  * fails the job with the reason and leaves no partial file at `path`.
  */
-function storeOutput(bytes: Uint8Array, target: OutputTarget): true {
+function storeOutput(bytes: Uint8Array, target: OutputTarget): void {
   try {
     const fd = openSync(target.tempPath, 'wx', 0o600);
     try {
@@ -73,7 +73,6 @@ function storeOutput(bytes: Uint8Array, target: OutputTarget): true {
       closeSync(fd);
     }
     renameSync(target.tempPath, target.path);
-    return true;
   } catch (err) {
     rmSync(target.tempPath, { force: true });
     throw new Error(`The output file could not be stored (${(err as Error).message}).`, { cause: err });
@@ -113,8 +112,8 @@ export default async function host(task: HostTask): Promise<HostReply> {
     }
     const input = caller ? { ...task.input, call: caller.call } : task.input;
     const output = (await (fn as (input: WorkerInput) => Promise<WorkerOutput>)(input)) ?? {};
-    const stored = output.file && task.storeAt ? storeOutput(output.file.bytes, task.storeAt) : false;
-    const reply: HostReply = { ok: true, output, ...(stored ? { stored } : {}) };
+    if (output.file && task.storeAt) storeOutput(output.file.bytes, task.storeAt);
+    const reply: HostReply = { ok: true, output };
     // Move the output bytes to the main thread instead of copying them.
     const buffer = output.file ? wholeBuffer(output.file.bytes) : null;
     if (buffer) {
