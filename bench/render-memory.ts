@@ -28,8 +28,8 @@ export interface MemoryCurve {
 const mb = (bytes: number) => bytes / (1024 * 1024);
 
 /**
- * Renders `n` distinct invoices through one pool with `recycleAfter` (0: never), one in flight a thread (pool.capacity) like
- * the job runner hands over (one per thread); RSS every `every` renders. Stops at `ceilingMb`.
+ * Renders `n` distinct invoices through one pool with `recycleAfter` (0: never), one in flight a thread
+ * (`pool.capacity`) as the job runner hands them over; RSS every `every` renders. Stops at `ceilingMb`.
  */
 export async function memoryCurve(n: number, recycleAfter: number, every: number, ceilingMb: number, onSample: (s: MemorySample) => void): Promise<MemoryCurve> {
   // The manifest sets FONTCONFIG_FILE as it loads, before any worker thread starts.

@@ -186,7 +186,7 @@ export class JobRunner {
     const job: JobRecord = { ...queued, ...started };
     this.events.emit('job.started', job);
     const log = this.log.child({ jobId: id, action: job.action });
-    // The output file's id is chosen now: the worker thread writes the file itself (OutputTarget in worker-host.ts).
+    // The output file's id is chosen now: the worker thread writes the file itself (writeBlobSync).
     const outputId = randomUUID();
     let finished = false;
     try {
@@ -194,8 +194,7 @@ export class JobRunner {
       const manifest = reg.plugin.definition.manifest;
       const outbound = manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
       const llm = manifest.llm && this.config.llm ? { llm: { ...this.config.llm } } : {};
-      const storeAt = { tempPath: this.blobs.tempPath(), path: this.blobs.path(outputId) };
-      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }, undefined, storeAt).finally(release);
+      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }, undefined, this.blobs.target(outputId)).finally(release);
       writeWorkerLog(log, output.log);
       const result = output.result ?? {};
       this.#checkResult(reg, result);

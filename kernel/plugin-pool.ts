@@ -6,7 +6,8 @@ import { JobError } from './errors.js';
 import type { PluginDefinition, PluginServices, PoolLimits, WorkerInput, WorkerOutput } from './plugin-api.js';
 import { wholeBuffer } from './transferable.js';
 import { serveCalls } from './service-port.js';
-import type { HostReply, HostTask, OutputTarget } from './worker-host.js';
+import type { HostReply, HostTask } from './worker-host.js';
+import type { BlobTarget } from './store/blob-store.js';
 import { releaseFreedMemory } from './release-memory.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
@@ -168,9 +169,9 @@ export class PluginPool {
 
   /**
    * Runs one action; every failure comes back as a JobError with a code and a message for the client. With
-   * `storeAt`, the thread writes the output file there itself before it answers (see OutputTarget).
+   * `storeAt`, the thread writes the output file there itself before it answers (writeBlobSync).
    */
-  async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs, storeAt?: OutputTarget): Promise<WorkerOutput> {
+  async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs, storeAt?: BlobTarget): Promise<WorkerOutput> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const transferList: Array<ArrayBuffer | MessagePort> = [];

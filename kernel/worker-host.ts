@@ -1,5 +1,4 @@
 // Runs inside every plugin worker thread: loads the plugin's worker module and calls one export per task.
-import { closeSync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
@@ -7,6 +6,7 @@ import type { SerializedError } from './errors.js';
 import { wholeBuffer } from './transferable.js';
 import type { WarmUpPause, WorkerInput, WorkerOutput } from './plugin-api.js';
 import { callerFor } from './service-port.js';
+import { writeBlobSync, type BlobTarget } from './store/blob-store.js';
 
 /**
  * `port` reaches the plugin's main-process services (when it provisions any). `warm` loads the module and
@@ -17,16 +17,7 @@ import { callerFor } from './service-port.js';
 export type HostTask =
   | { kind: 'describe' }
   | { kind: 'warm'; pauseMs: number }
-  | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort; storeAt?: OutputTarget };
-
-/**
- * Where the kernel keeps the output file of a job: the thread writes it to `tempPath`, flushes it to disk and
- * renames it to `path` (the blob store's), so the main thread and libuv's threads do not (five round trips a job).
- */
-export interface OutputTarget {
-  tempPath: string;
-  path: string;
-}
+  | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort; storeAt?: BlobTarget };
 
 export type HostReply =
   | { ok: true; exports?: string[]; output?: WorkerOutput }
@@ -56,27 +47,6 @@ function warmUp(mod: Record<string, unknown>, pause: WarmUpPause): Promise<void>
     if (typeof mod.warmUp === 'function') await (mod.warmUp as (pause: WarmUpPause) => unknown)(pause);
   })().catch(() => undefined);
   return warmed;
-}
-
-/**
- * Writes a job's output durably where the kernel's blob store keeps it. Synchronous: the thread has finished
- * the job's work, and the bytes are on disk before the main thread records the file. A failure (disk full)
- * fails the job with the reason and leaves no partial file at `path`.
- */
-function storeOutput(bytes: Uint8Array, target: OutputTarget): void {
-  try {
-    const fd = openSync(target.tempPath, 'wx', 0o600);
-    try {
-      for (let offset = 0; offset < bytes.byteLength; ) offset += writeSync(fd, bytes, offset);
-      fdatasyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(target.tempPath, target.path);
-  } catch (err) {
-    rmSync(target.tempPath, { force: true });
-    throw new Error(`The output file could not be stored (${(err as Error).message}).`, { cause: err });
-  }
 }
 
 function serialize(err: unknown): SerializedError {
@@ -112,7 +82,7 @@ export default async function host(task: HostTask): Promise<HostReply> {
     }
     const input = caller ? { ...task.input, call: caller.call } : task.input;
     const output = (await (fn as (input: WorkerInput) => Promise<WorkerOutput>)(input)) ?? {};
-    if (output.file && task.storeAt) storeOutput(output.file.bytes, task.storeAt);
+    if (output.file && task.storeAt) writeBlobSync(task.storeAt, output.file.bytes);
     const reply: HostReply = { ok: true, output };
     // Move the output bytes to the main thread instead of copying them.
     const buffer = output.file ? wholeBuffer(output.file.bytes) : null;

@@ -1,7 +1,37 @@
 // File bytes on disk under <dataDir>/blobs, named by file id only (never by a client's filename).
 import path from 'node:path';
+import { closeSync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile, open } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
+
+/**
+ * Where a plugin's worker thread writes a job's output itself (`writeBlobSync`): a fresh temp file, then the
+ * blob's path. The main thread and libuv's threads are spared five round trips a job.
+ */
+export interface BlobTarget {
+  tempPath: string;
+  path: string;
+}
+
+/**
+ * `BlobStore.put` for a thread that may block: the bytes go to `tempPath`, are flushed to disk, and the file is
+ * renamed to `path`. A failure (disk full) throws with the reason and leaves no partial file at `path`.
+ */
+export function writeBlobSync(target: BlobTarget, bytes: Uint8Array): void {
+  try {
+    const fd = openSync(target.tempPath, 'wx', 0o600);
+    try {
+      for (let offset = 0; offset < bytes.byteLength; ) offset += writeSync(fd, bytes, offset);
+      fdatasyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(target.tempPath, target.path);
+  } catch (err) {
+    rmSync(target.tempPath, { force: true });
+    throw new Error(`The output file could not be stored (${(err as Error).message}).`, { cause: err });
+  }
+}
 
 const ID = /^[0-9a-f-]{36}$/;
 
@@ -28,6 +58,11 @@ export class BlobStore {
   /** A fresh path in the tmp folder for streaming an upload before it is adopted. */
   tempPath(): string {
     return path.join(this.tmpDir, randomUUID());
+  }
+
+  /** Where a worker thread writes the blob `id` itself (writeBlobSync). */
+  target(id: string): BlobTarget {
+    return { tempPath: this.tempPath(), path: this.#path(id) };
   }
 
   async adopt(tempFile: string, id: string): Promise<void> {
