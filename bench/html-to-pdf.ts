@@ -3,7 +3,7 @@
 // pool launching Chromium for every job (recycleAfterJobs 1). Prints figures; never fails a build.
 import { parseArgs } from 'node:util';
 import { PluginPool } from '../kernel/plugin-pool.js';
-import type { WorkerInput } from '../kernel/plugin-api.js';
+import type { WorkerInput } from '../sdk/plugin-api.js';
 import plugin from '../plugins/html-to-pdf/manifest.js';
 import { FOOTER, HEADER, invoiceHtml } from './render-chromium.js';
 import { fmt, percentile, table } from './stats.js';

@@ -5,10 +5,10 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { validateDocument } from '../contracts/document-validator.js';
-import { prepareTypstEnvironment } from '../plugins/render-pdf/typst-environment.js';
-import { PdfRasteriser, type RasterFormat } from '../plugins/render-images/rasterise.js';
-import { drawerThread, renderPagesShared } from '../plugins/render-images/two-threads.js';
+import { validateDocument } from '../document/validator.js';
+import { prepareTypstEnvironment } from '../engines/typst/environment.js';
+import { PdfRasteriser, type RasterFormat } from '../engines/pdf/raster/rasterise.js';
+import { drawerThread, renderPagesShared } from '../engines/pdf/raster/two-threads.js';
 import type { RenderParams } from '../plugins/render-pdf/contract.js';
 import { reportDocument } from '../test/fixtures/documents.js';
 import { fmt, table } from './stats.js';
@@ -80,7 +80,7 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   prepareTypstEnvironment();
   // Imported after fontconfig is pointed at the bundled fonts: the compiler reads it when it starts.
-  const { compileDocument } = await import('../plugins/render-pdf/compile.js');
+  const { compileDocument } = await import('../engines/typst/compile.js');
   const document = validateDocument(reportDocument()).document! as unknown as RenderParams['document'];
   const { pdf } = compileDocument({ params: { document, pdfProfile: 'standard', createdAt: new Date().toISOString() }, files: [], settings: {} });
   const work = await mkdtemp(path.join(os.tmpdir(), 'quire-bench-images-'));

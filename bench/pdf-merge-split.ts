@@ -5,7 +5,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { PluginDefinition, WorkerFile, WorkerOutput } from '../kernel/plugin-api.js';
+import type { PluginDefinition, WorkerFile, WorkerOutput } from '../sdk/plugin-api.js';
 import { PluginPool } from '../kernel/plugin-pool.js';
 import mergePlugin from '../plugins/pdf-merge/manifest.js';
 import splitPlugin from '../plugins/pdf-split/manifest.js';

@@ -5,7 +5,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { WorkerFile, WorkerOutput } from '../kernel/plugin-api.js';
+import type { WorkerFile, WorkerOutput } from '../sdk/plugin-api.js';
 import { PluginPool } from '../kernel/plugin-pool.js';
 import metadataPlugin from '../plugins/pdf-metadata/manifest.js';
 import unlockPlugin from '../plugins/pdf-unlock/manifest.js';

@@ -2,9 +2,9 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { PluginDefinition } from '../kernel/plugin-api.js';
+import type { PluginDefinition } from '../sdk/plugin-api.js';
 import { PluginPool } from '../kernel/plugin-pool.js';
-import { validateDocument } from '../contracts/document-validator.js';
+import { validateDocument } from '../document/validator.js';
 import { invoiceDocument } from '../test/fixtures/documents.js';
 
 export interface MemorySample {

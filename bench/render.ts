@@ -1,9 +1,9 @@
 // Times render.pdf (in process, over HTTP, under load, on a 30-page report, memory over many renders) beside headless Chromium; never fails a build.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { validateDocument } from '../contracts/document-validator.js';
+import { validateDocument } from '../document/validator.js';
 import type { DocumentJson } from '../contracts/document-json.js';
-import type { WorkerInput, WorkerOutput } from '../kernel/plugin-api.js';
+import type { WorkerInput, WorkerOutput } from '../sdk/plugin-api.js';
 import type { RenderParams } from '../plugins/render-pdf/contract.js';
 import { invoiceDocument, reportDocument } from '../test/fixtures/documents.js';
 import { chromiumPeer, CHROMIUM, type PeerResult } from './render-chromium.js';

@@ -9,7 +9,7 @@ import Docxtemplater from 'docxtemplater';
 import PizZip from 'pizzip';
 import { replacePlaceholders } from '../plugins/docx-templates/worker.js';
 import type { ReplaceParams } from '../plugins/docx-templates/contract.js';
-import { LibreOfficeConverter } from '../plugins/lib/libreoffice/index.js';
+import { LibreOfficeConverter } from '../engines/libreoffice/index.js';
 import { cell, handDocx, p, r, row, table } from '../plugins/docx-templates/test/fixtures.js';
 import { fmt, spread, table as mdTable } from './stats.js';
 

@@ -1,12 +1,8 @@
-// The readiness report's contracts: the request and report schemas. The checks themselves are in readiness-check.ts
-// (free of TypeBox, for the render threads) and are re-exported here.
+// The readiness report's contracts: the request and report schemas. The checks themselves are in document/readiness.ts.
 import { Type, type Static } from '@sinclair/typebox';
-import type { FieldError } from '../kernel/errors.js';
 import { DocumentJsonSchema, StringEnum } from './document-json.js';
 import { WebhookSchema } from './common.js';
 import { PDF_PROFILES } from './render.js';
-
-export { READINESS_CODES, SCORE_PENALTY, checkReadiness } from './readiness-check.js';
 
 // The profiles are the render request's; one enum keyword (not its union of literals) so a wrong value's error lists them.
 export const PdfProfileSchema = StringEnum(PDF_PROFILES, {
@@ -63,8 +59,3 @@ export const ReadinessReportSchema = Type.Object({
 });
 export type ReadinessReport = Static<typeof ReadinessReportSchema>;
 export type ReadinessIssue = ReadinessReport['issues'][number];
-
-/** Body errors of a readiness request: the document's own errors, with paths under config. */
-export function prefixConfigErrors(errors: FieldError[]): FieldError[] {
-  return errors.map((e) => ({ ...e, path: e.path === '(body)' ? 'config' : `config.${e.path}` }));
-}

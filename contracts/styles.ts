@@ -1,10 +1,6 @@
-// Style presets: the preset as the API shows it, its request bodies and their validation, and the merge of a preset with inline defaults.
+// Style presets: the preset as the API shows it and its request bodies (checked and merged in document/styles.ts).
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import type { ErrorObject } from 'ajv';
 import { DefaultsSchema, StringEnum, type Defaults } from './document-json.js';
-import { validateDocument } from './document-validator.js';
-import { compileSchema, formatAjvErrors } from '../kernel/schema.js';
-import type { FieldError } from '../kernel/errors.js';
 
 export const STYLE_LIMITS = {
   nameLength: 100,
@@ -61,7 +57,7 @@ export type StylePreset = Static<typeof StylePresetSchema>;
 
 export const StylePresetListSchema = Type.Object({ items: Type.Array(StylePresetSchema, { description: 'System presets first (catalog order), then workspace presets, oldest first.' }) });
 
-const createFields = {
+export const createFields = {
   name: Name,
   description: Type.Optional(Description),
   category: Type.Optional(Category),
@@ -69,7 +65,7 @@ const createFields = {
   isDefault: Type.Optional(Type.Boolean({ description: 'Make this the organization\'s default preset; the previous default stops being it (default false).' })),
 } satisfies TProperties;
 
-const patchFields = {
+export const patchFields = {
   name: Type.Optional(Name),
   description: Type.Optional(Type.Union([Description, Type.Null()], { description: `What the style is for (max ${L.descriptionLength} chars); null removes it.` })),
   category: Type.Optional(Type.Union([Category, Type.Null()], { description: `A grouping (max ${L.categoryLength} chars); null removes it.` })),
@@ -91,84 +87,3 @@ export const CopyStylePresetSchema = Type.Object(
   { additionalProperties: false, description: 'Optional: the name of the copy (default: the original\'s name plus " (copy)").' },
 );
 export type CopyStylePreset = Static<typeof CopyStylePresetSchema>;
-
-// ---------------------------------------------------------------- validation
-
-/**
- * The bodies are checked in two parts: the preset's own fields against a shell schema, and
- * `definition` through the document validator, whose messages and codes the render endpoints share.
- */
-const shell = (properties: TProperties, definitionRequired: boolean, options: object) =>
-  compileSchema({ ...Type.Object({ ...properties, definition: definitionRequired ? Type.Unknown() : Type.Optional(Type.Unknown()) }, { additionalProperties: false }), ...options });
-
-const checkCreate = shell(createFields, true, {});
-const checkPatch = shell(patchFields, false, { minProperties: 1 });
-const checkCopy = compileSchema(CopyStylePresetSchema);
-
-export type BodyCheck<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
-
-export function validateCreateStylePreset(body: unknown): BodyCheck<CreateStylePreset> {
-  return check(checkCreate, body);
-}
-
-export function validatePatchStylePreset(body: unknown): BodyCheck<PatchStylePreset> {
-  return check(checkPatch, body);
-}
-
-export function validateCopyStylePreset(body: unknown): BodyCheck<CopyStylePreset> {
-  return check(checkCopy, body);
-}
-
-function check<T>(validate: ReturnType<typeof compileSchema>, body: unknown): BodyCheck<T> {
-  const errors = validate(body) ? [] : fieldErrors(validate.errors ?? []);
-  if (isPlainObject(body) && body.definition !== undefined) errors.push(...validateStyleDefinition(body.definition));
-  return errors.length ? { ok: false, errors } : { ok: true, value: body as T };
-}
-
-function fieldErrors(raw: ErrorObject[]): FieldError[] {
-  // An empty string also fails its pattern; "must not be empty" says it all.
-  const empty = new Set(raw.filter((e) => e.keyword === 'minLength').map((e) => e.instancePath));
-  return raw.flatMap((e) => {
-    const [base] = formatAjvErrors([e]);
-    if (!base || (e.keyword === 'pattern' && empty.has(e.instancePath))) return [];
-    if (e.keyword === 'minProperties') return [{ ...base, message: 'must change at least one field' }];
-    if (e.keyword === 'pattern') return [{ ...base, message: 'must not be only spaces' }];
-    if (e.keyword === 'minLength' && (e.params as { limit: number }).limit === 1) return [{ ...base, message: 'must not be empty' }];
-    const limit = (e.params as { limit?: number }).limit;
-    if (e.keyword === 'maxLength') return [{ ...base, message: `must be at most ${limit} characters long`, code: 'LIMIT_EXCEEDED' }];
-    if (e.keyword === 'maxItems') return [{ ...base, message: `must have at most ${limit} items`, code: 'LIMIT_EXCEEDED' }];
-    return [base];
-  });
-}
-
-/** Checks a style definition against the `defaults` contract; error paths start with `path` (`definition.fonts.size`). */
-export function validateStyleDefinition(definition: unknown, path = 'definition'): FieldError[] {
-  if (!isPlainObject(definition)) return [{ path, message: 'must be an object', code: 'INVALID_FIELD' }];
-  // The smallest valid document carrying the definition as its defaults: every error is then about it.
-  const result = validateDocument({ document: { type: 'pdf' }, sections: [], defaults: definition });
-  return result.errors.map((e) => ({ ...e, path: e.path.replace(/^defaults/, path) }));
-}
-
-// ---------------------------------------------------------------- precedence
-
-/**
- * A style preset, then inline `defaults` over it: each sub-object is merged field by field (so
- * `{fonts: {size: 12}}` keeps the preset's font family), `headings` level by level; scalars and the
- * header/footer fields of the override win. Neither input is changed; the result shares nothing with them.
- */
-export function mergeDefaults(base: Defaults | undefined, override: Defaults | undefined): Defaults {
-  return deepMerge(structuredClone(base ?? {}), override ?? {}) as Defaults;
-}
-
-function deepMerge(target: Record<string, unknown>, source: Record<string, unknown>): Record<string, unknown> {
-  for (const [key, value] of Object.entries(source)) {
-    if (value === undefined || key === '__proto__') continue;
-    const current = target[key];
-    target[key] = isPlainObject(value) && isPlainObject(current) ? deepMerge(current, value) : structuredClone(value);
-  }
-  return target;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

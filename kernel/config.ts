@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
-import { compileSchema, formatAjvErrors } from './schema.js';
+import { compileSchema, formatAjvErrors } from '../contracts/schema.js';
 
 const PoolOverride = Type.Object(
   {

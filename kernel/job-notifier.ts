@@ -1,7 +1,12 @@
 // Turns finished jobs into per-request webhook calls (spec "Events"); delivery never touches the job.
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from './tokens.js';
 import type { JobRecord } from './model.js';
-import type { WebhookDelivery } from './webhook-delivery.js';
+import { WebhookDelivery } from './webhook-delivery.js';
+import type { JobLinks } from './job-links.js';
 import type { Logger } from './logger.js';
+import type { EventBus } from './events.js';
 
 export function toolsJobEvent(job: JobRecord, downloadUrl: string | null): Record<string, unknown> {
   if (job.status === 'COMPLETED') {
@@ -45,18 +50,23 @@ function imageExtension(job: JobRecord, image: { format: 'png' | 'jpeg'; pages: 
   return one ? single : 'zip';
 }
 
+/** Delivers every finished job's per-request webhook; subscribed to the event bus when the container builds it. */
+@injectable()
 export class JobNotifier {
   readonly #inflight = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly delivery: WebhookDelivery,
-    private readonly downloadUrlOf: (job: JobRecord) => string | null,
-    private readonly log: Logger,
-  ) {}
+    @inject(WebhookDelivery) private readonly delivery: WebhookDelivery,
+    @inject(TOKENS.JobLinks) private readonly links: JobLinks,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Events) events: EventBus,
+  ) {
+    events.on('job.finished', (job) => this.notify(job));
+  }
 
   notify(job: JobRecord): void {
     if (!job.webhook) return;
-    const payload = job.kind === 'render' ? renderJobEvent(job) : toolsJobEvent(job, this.downloadUrlOf(job));
+    const payload = job.kind === 'render' ? renderJobEvent(job) : toolsJobEvent(job, this.links.downloadUrl(job));
     const p = this.delivery.deliver(job.webhook, payload).then((outcome) => {
       this.log.info({ jobId: job.id, event: payload.event, delivered: outcome.delivered, status: outcome.status, error: outcome.error }, 'webhook delivery');
     });

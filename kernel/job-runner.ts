@@ -3,8 +3,8 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from './tokens.js';
-import { JobError, KERNEL_JOB_ERRORS } from './errors.js';
-import { compileSchema, formatAjvErrors } from './schema.js';
+import { JobError, KERNEL_JOB_ERRORS } from '../contracts/errors.js';
+import { compileSchema, formatAjvErrors } from '../contracts/schema.js';
 import type { QuireConfig } from './config.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
@@ -13,12 +13,12 @@ import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
 import type { EventBus } from './events.js';
 import type { Logger } from './logger.js';
 import type { FileRecord, JobRecord } from './model.js';
-import type { WorkerFile, WorkerLogEntry } from './plugin-api.js';
+import type { WorkerFile, WorkerLogEntry } from '../sdk/plugin-api.js';
 import type { FileInspector } from './file-inspector.js';
 import type { ValidateFunction } from 'ajv';
-import { checkImage } from './image-check.js';
-import type { UrlPolicy } from './url-policy.js';
-import { getBytes } from './outbound-http.js';
+import { checkImage } from '../engines/image/image-check.js';
+import type { UrlPolicy } from '../sdk/url-policy.js';
+import { getBytes } from '../sdk/outbound-http.js';
 import { resolveTempImagePath } from './temp-images.js';
 
 /** Remote images of a render: fetched through the URL policy with these bounds. */

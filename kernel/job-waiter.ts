@@ -1,14 +1,18 @@
 // Long polling: a status request may wait (`?waitMs=`) until its job finishes instead of asking again and again.
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from './tokens.js';
 import type { EventBus } from './events.js';
 import type { JobRecord } from './model.js';
 
 /** Longest wait one status request may ask for. */
 export const MAX_WAIT_MS = 30_000;
 
+@injectable()
 export class JobWaiter {
   readonly #waiting = new Map<string, Set<() => void>>();
 
-  constructor(events: EventBus) {
+  constructor(@inject(TOKENS.Events) events: EventBus) {
     events.on('job.finished', (job) => this.#wake(job.id));
   }
 

@@ -2,8 +2,8 @@
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { JobError } from './errors.js';
-import type { PluginDefinition, PluginServices, PoolLimits, WorkerInput, WorkerOutput } from './plugin-api.js';
+import { JobError } from '../contracts/errors.js';
+import type { PluginDefinition, PluginServices, PoolLimits, WorkerInput, WorkerOutput } from '../sdk/plugin-api.js';
 import { wholeBuffer } from './transferable.js';
 import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';

@@ -4,11 +4,11 @@ import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import semver from 'semver';
-import { ajv, compileSchema, formatAjvErrors } from './schema.js';
-import { KERNEL_VERSION, PLUGIN_KINDS, type ActionDeclaration, type PluginDefinition, type PluginServices, type PoolLimits } from './plugin-api.js';
+import { ajv, compileSchema, formatAjvErrors } from '../contracts/schema.js';
+import { KERNEL_VERSION, PLUGIN_KINDS, type ActionDeclaration, type PluginDefinition, type PluginServices, type PoolLimits } from '../sdk/plugin-api.js';
 import { PluginPool } from './plugin-pool.js';
 import type { QuireConfig } from './config.js';
-import { KERNEL_JOB_ERRORS } from './errors.js';
+import { KERNEL_JOB_ERRORS } from '../contracts/errors.js';
 
 export type PluginState = 'enabled' | 'disabled' | 'unavailable';
 

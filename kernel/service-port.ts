@@ -1,6 +1,6 @@
 // Calls from a worker thread to its plugin's main-process services, over a MessagePort handed over with each task.
 import type { MessagePort } from 'node:worker_threads';
-import type { PluginServices } from './plugin-api.js';
+import type { PluginServices } from '../sdk/plugin-api.js';
 import { wholeBuffer } from './transferable.js';
 
 interface CallMessage {

@@ -1,20 +1,29 @@
 // Deletes expired files (record and bytes) and forgets finished jobs once their outputs are gone.
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from './tokens.js';
+import type { QuireConfig } from './config.js';
 import type { Store } from './store/store.js';
 import type { BlobStore } from './store/blob-store.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 
+@injectable()
 export class Sweeper {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
 
+  private readonly jobRetentionSeconds: number;
+
   constructor(
-    private readonly store: Store,
-    private readonly blobs: BlobStore,
-    private readonly clock: Clock,
-    private readonly log: Logger,
-    private readonly jobRetentionSeconds: number,
-  ) {}
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.Blobs) private readonly blobs: BlobStore,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Logger) private readonly log: Logger,
+    @inject(TOKENS.Config) config: QuireConfig,
+  ) {
+    this.jobRetentionSeconds = config.fileTtlSeconds;
+  }
 
   start(intervalSeconds: number): void {
     this.#timer = setInterval(() => void this.sweep(), intervalSeconds * 1000);

@@ -1,4 +1,4 @@
-// Dependency-injection tokens: what the kernel hands out through tsyringe, so tests can swap any of it.
+// Dependency-injection tokens: what the composition root registers in the one tsyringe container, so tests can swap any of it.
 export const TOKENS = {
   Config: Symbol.for('quire.Config'),
   Clock: Symbol.for('quire.Clock'),
@@ -10,5 +10,8 @@ export const TOKENS = {
   Secrets: Symbol.for('quire.Secrets'),
   UrlPolicy: Symbol.for('quire.UrlPolicy'),
   FileInspector: Symbol.for('quire.FileInspector'),
-  MarkdownParser: Symbol.for('quire.MarkdownParser'),
+  /** The data dir lock's release function (the kernel lets go of the data dir last when it stops). */
+  DataDirLock: Symbol.for('quire.DataDirLock'),
+  /** A JobLinks (kernel/job-links.ts): the download links of finished jobs, made above the kernel. */
+  JobLinks: Symbol.for('quire.JobLinks'),
 } as const;

@@ -1,7 +1,7 @@
 // Per-request webhook calls (spec "Events" → "Delivery rules"): one attempt, bounded time, never throws.
 import { performance } from 'node:perf_hooks';
-import { postJson } from './outbound-http.js';
-import type { UrlPolicy } from './url-policy.js';
+import { postJson } from '../sdk/outbound-http.js';
+import type { UrlPolicy } from '../sdk/url-policy.js';
 import type { WebhookConfig } from './model.js';
 
 /**

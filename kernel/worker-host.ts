@@ -2,9 +2,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import type { SerializedError } from './errors.js';
+import type { SerializedError } from '../contracts/errors.js';
 import { wholeBuffer } from './transferable.js';
-import type { WarmUpPause, WorkerInput, WorkerOutput } from './plugin-api.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from '../sdk/plugin-api.js';
 import { callerFor } from './service-port.js';
 import { writeBlobSync, type BlobTarget } from './store/blob-store.js';
 

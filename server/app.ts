@@ -2,8 +2,8 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import polka, { type Request as PolkaRequest } from 'polka';
-import { HttpError } from '../kernel/errors.js';
-import type { Kernel } from '../kernel/kernel.js';
+import { HttpError } from '../contracts/errors.js';
+import type { Quire } from './composition-root.js';
 import { authenticate } from './auth.js';
 import { RateLimiter } from './rate-limit.js';
 import { sendProblem } from './problem.js';
@@ -29,11 +29,12 @@ function routePattern(path: string): RegExp {
 
 export interface QuireServer {
   server: http.Server;
-  /** Stops accepting, lets running jobs finish (bounded), closes the kernel. */
+  /** Stops accepting, lets running jobs finish (bounded), closes the kernel and the services. */
   shutdown(): Promise<boolean>;
 }
 
-export function createServer(kernel: Kernel): QuireServer {
+export function createServer(quire: Quire): QuireServer {
+  const { kernel, services } = quire;
   const limiter = new RateLimiter(kernel.config.rateLimitPerMinute);
   let shuttingDown = false;
 
@@ -53,7 +54,7 @@ export function createServer(kernel: Kernel): QuireServer {
   const wrap = (route: RouteDefinition) => async (req: PolkaRequest, res: http.ServerResponse) => {
     const requestId = res.getHeader('X-Request-Id') as string;
     const log = kernel.log.child({ requestId });
-    const ctx: RouteContext = { req, res, kernel, requestId, log, params: req.params ?? {}, query: new URLSearchParams(req.search ?? ''), principal: null };
+    const ctx: RouteContext = { req, res, kernel, services, requestId, log, params: req.params ?? {}, query: new URLSearchParams(req.search ?? ''), principal: null };
     try {
       if (shuttingDown && route.auth !== 'none') {
         throw new HttpError('SHUTTING_DOWN', 'The server is shutting down and accepts no new requests.', undefined, { 'Retry-After': '5', Connection: 'close' });
@@ -125,7 +126,7 @@ export function createServer(kernel: Kernel): QuireServer {
       shuttingDown = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const drained = await kernel.stop();
+      const drained = await quire.stop();
       server.closeAllConnections();
       await closed;
       return drained;

@@ -1,6 +1,6 @@
 // Who is calling: an API key (X-API-Key) or a bearer access token; every lookup after this is org-scoped.
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../kernel/errors.js';
+import { HttpError } from '../contracts/errors.js';
 import { API_KEY_PATTERN, hashApiKey } from '../kernel/api-keys.js';
 import type { Role } from '../kernel/model.js';
 import type { Kernel } from '../kernel/kernel.js';

@@ -1,6 +1,7 @@
-// What every route handler gets: the request, the kernel, the caller and a request-scoped logger.
+// What every route handler gets: the request, the kernel and the services, the caller and a request-scoped logger.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Kernel } from '../kernel/kernel.js';
+import type { Services } from './composition-root.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Principal } from './auth.js';
 
@@ -8,6 +9,7 @@ export interface RouteContext {
   req: IncomingMessage;
   res: ServerResponse;
   kernel: Kernel;
+  services: Services;
   requestId: string;
   log: Logger;
   params: Record<string, string>;

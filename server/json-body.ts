@@ -1,6 +1,6 @@
 // Reads a JSON request body with a size limit; malformed or oversized bodies are client errors.
 import type { IncomingMessage } from 'node:http';
-import { HttpError } from '../kernel/errors.js';
+import { HttpError } from '../contracts/errors.js';
 
 export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

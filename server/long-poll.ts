@@ -1,6 +1,6 @@
 // `?waitMs=` on job status endpoints: answer when the job finishes, or after waitMs, whichever is first.
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../kernel/errors.js';
+import { HttpError } from '../contracts/errors.js';
 import { MAX_WAIT_MS } from '../kernel/job-waiter.js';
 import type { JobRecord } from '../kernel/model.js';
 import type { RouteContext } from './context.js';

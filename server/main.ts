@@ -1,16 +1,16 @@
-// `npm start`: load settings, start the kernel and the HTTP server, stop gracefully on SIGTERM/SIGINT.
+// `npm start`: load settings, start Quire (composition-root.ts) and the HTTP server, stop gracefully on SIGTERM/SIGINT.
 import 'reflect-metadata';
 import { loadConfig, ConfigError } from '../kernel/config.js';
-import { Kernel } from '../kernel/kernel.js';
+import { startQuire, type Quire } from './composition-root.js';
 import { PluginLoadError } from '../kernel/plugin-registry.js';
 import { DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 import { createServer } from './app.js';
 import { allocatorInUse, allocatorWarning } from '../kernel/allocator.js';
 
 async function main(): Promise<void> {
-  let kernel: Kernel;
+  let quire: Quire;
   try {
-    kernel = await Kernel.start(loadConfig());
+    quire = await startQuire(loadConfig());
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginLoadError || err instanceof DataDirLockedError) {
       process.stderr.write(`quire: refusing to start: ${err.message}\n`);
@@ -18,7 +18,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const { server, shutdown } = createServer(kernel);
+  const { kernel } = quire;
+  const { server, shutdown } = createServer(quire);
   const { port, host } = kernel.config;
   server.on('error', (err) => {
     kernel.log.fatal({ err }, `cannot listen on ${host}:${port}; set PORT to a free port`);

@@ -1,6 +1,6 @@
 // RFC 9457 problem+json responses from HttpError (anything else becomes a logged 500).
 import type { ServerResponse } from 'node:http';
-import { ERROR_TABLE, HttpError } from '../kernel/errors.js';
+import { ERROR_TABLE, HttpError } from '../contracts/errors.js';
 
 export function sendProblem(res: ServerResponse, err: unknown, requestId: string): { status: number; code: string } {
   const e = err instanceof HttpError ? err : new HttpError('INTERNAL', 'An unexpected error occurred; report the requestId.');

@@ -4,7 +4,7 @@ import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
-import { HttpError } from '../kernel/errors.js';
+import { HttpError } from '../contracts/errors.js';
 
 export interface ReceivedUpload {
   tempPath: string;

@@ -1,10 +1,10 @@
 // Public shapes of stored records: exactly the fields the contracts list, so nothing internal leaks.
 import type { FileRecord, JobRecord } from '../kernel/model.js';
 import type { ToolFile, ToolsJob } from '../contracts/common.js';
-import type { Kernel } from '../kernel/kernel.js';
+import type { DownloadLinks } from '../services/download-links.js';
 
-export function toolsJobView(kernel: Kernel, job: JobRecord): ToolsJob {
-  const downloadUrl = kernel.downloadUrl(job);
+export function toolsJobView(links: DownloadLinks, job: JobRecord): ToolsJob {
+  const downloadUrl = links.downloadUrl(job);
   return {
     id: job.id,
     action: job.action,

@@ -6,9 +6,9 @@ import * as assert from 'uvu/assert';
 import { startServer, OWNER_KEY, ROOT, cleanup, type RunningServer } from '../../test/helpers/quire-server.js';
 import { ApiClient } from '../../test/helpers/api-client.js';
 import { notAPdf } from '../../test/fixtures/pdfs.js';
-import { JobError } from '../../kernel/errors.js';
+import { JobError } from '../../contracts/errors.js';
 import { PluginPool } from '../../kernel/plugin-pool.js';
-import type { WorkerOutput } from '../../kernel/plugin-api.js';
+import type { WorkerOutput } from '../../sdk/plugin-api.js';
 import plugin from '../manifest.js';
 
 const MANIFEST = path.join(ROOT, 'dist/plugin-template/manifest.js');

@@ -1,6 +1,6 @@
 // Pictures for image variables: checked (type, pixel limits, safe SVG), sized, and an SVG given a PNG fallback.
 import { imageSize } from 'image-size';
-import { PluginError, type WorkerFile } from '../../kernel/plugin-api.js';
+import { PluginError, type WorkerFile } from '../../sdk/plugin-api.js';
 
 export interface TemplateImage {
   /** Sequence number in this job: names the media file and the drawing. */
@@ -39,7 +39,7 @@ export async function prepareImage(req: ImageRequest, files: WorkerFile[], n: nu
   const image: TemplateImage = { n, ext, mimeType: file.mimeType, bytes: file.bytes, widthPx, heightPx, caption: req.caption ?? '' };
   if (ext === 'svg') {
     // Loaded on the first SVG only: the canvas and the SVG checker are heavy, and every boot loads this worker once.
-    const [{ checkImage }, { rasteriseSvg }] = await Promise.all([import('../../kernel/image-check.js'), import('../lib/office/pictures.js')]);
+    const [{ checkImage }, { rasteriseSvg }] = await Promise.all([import('../../engines/image/image-check.js'), import('../../engines/office/pictures.js')]);
     try {
       await checkImage(file.bytes, LIMITS);
     } catch (err) {

@@ -1,6 +1,6 @@
 // docx-templates: fills the placeholders of DOCX and ODT templates; PDF and cross-format output through a warm LibreOffice.
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { libreOfficeComponents } from '../lib/libreoffice/settings.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { libreOfficeComponents } from '../../engines/libreoffice/settings.js';
 import { contract } from './contract.js';
 import { TEMPLATE_ERRORS } from './errors.js';
 import { componentsNeeded, provision } from './provision.js';

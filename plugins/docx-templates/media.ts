@@ -1,5 +1,5 @@
 // Pictures added to the package: media files, and the relationships (DOCX) or manifest entries (ODT) that name them.
-import type { OutEntry } from '../lib/office-package/zip.js';
+import type { OutEntry } from '../../engines/office-package/zip.js';
 import type { TemplateImage } from './images.js';
 import { invalid, type OpenPackage } from './package.js';
 import type { PartWriter } from './placeholders.js';

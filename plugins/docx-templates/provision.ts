@@ -1,8 +1,8 @@
 // Main-process side of docx-templates: the shared warm LibreOffice, and which requests need it.
-import type { ComponentRequest, PluginServices, ProvisionContext } from '../../kernel/plugin-api.js';
-import { acquireLibreOffice } from '../lib/libreoffice/shared.js';
-import { libreOfficeSettings } from '../lib/libreoffice/settings.js';
-import { formatOfMime, type OfficeFormat } from '../lib/libreoffice/formats.js';
+import type { ComponentRequest, PluginServices, ProvisionContext } from '../../sdk/plugin-api.js';
+import { acquireLibreOffice } from '../../engines/libreoffice/shared.js';
+import { libreOfficeSettings } from '../../engines/libreoffice/settings.js';
+import { formatOfMime, type OfficeFormat } from '../../engines/libreoffice/formats.js';
 
 /** PDF output, and DOCX ⇄ ODT, go through LibreOffice; filling a template in its own format does not. */
 export function componentsNeeded(req: ComponentRequest): string[] {

@@ -1,6 +1,6 @@
 // Worker of docx.replace-placeholders: fill the template in its own format, then convert through the main process's LibreOffice if asked.
-import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
-import { FORMAT_INFO, formatOfMime, type OfficeFormat } from '../lib/libreoffice/formats.js';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { FORMAT_INFO, formatOfMime, type OfficeFormat } from '../../engines/libreoffice/formats.js';
 import type { ReplaceParams, ReplaceResultBody } from './contract.js';
 import { fillTemplate, type TemplateFormat } from './fill.js';
 import type { ConvertArg } from './provision.js';

@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { bundledFontFiles } from '../lib/bundled-fonts.js';
+import { bundledFontFiles } from '../../engines/fonts/bundled-fonts.js';
 
 /** Scripts the main families lack come from these, in order. */
 const FALLBACKS = ['Noto Sans Hebrew', 'Noto Sans Arabic', 'Noto Emoji'];

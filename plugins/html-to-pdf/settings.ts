@@ -1,7 +1,7 @@
 // Operator settings of html-to-pdf (`plugins.html-to-pdf.settings`), checked and filled with defaults.
 import { Type, type Static } from '@sinclair/typebox';
-import { compileSchema, formatAjvErrors } from '../../kernel/schema.js';
-import { PluginError } from '../../kernel/plugin-api.js';
+import { compileSchema, formatAjvErrors } from '../../contracts/schema.js';
+import { PluginError } from '../../sdk/plugin-api.js';
 
 const MB = 1024 * 1024;
 

@@ -3,8 +3,8 @@ import { PDFDocument, concatTransformationMatrix, drawObject, popGraphicsState, 
 import { imageSize } from 'image-size';
 import exifr from 'exifr';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
-import { pixelLimitProblem, type ImageLimits } from '../../kernel/image-check.js';
+import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { pixelLimitProblem, type ImageLimits } from '../../engines/image/image-check.js';
 import type { ImageToPdfParams, ImageToPdfResultBody } from './contract.js';
 
 /** A4 in points, and the margin kept free on every side (10 mm). */

@@ -1,6 +1,6 @@
 // What the conversion of one package carries along: parts, styles, numbering, notes, the report and the current location.
-import type { Inline } from '../../contracts/inline-markup.js';
-import { kids, type XmlElement } from '../lib/office-package/xml.js';
+import type { Inline } from '../../document/inline-markup.js';
+import { kids, type XmlElement } from '../../engines/office-package/xml.js';
 import type { DocxPackage, Relationship } from './package.js';
 import type { ImportReport } from './report.js';
 import type { Numbering, Styles } from './styles.js';

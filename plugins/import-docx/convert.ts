@@ -1,10 +1,10 @@
 // The body of word/document.xml → document JSON elements: headings, paragraphs, nested lists, tables with spans, images, page breaks.
 import type { Element, ImageElement, ListItem, TableCell, TableElement, TableRow } from '../../contracts/document-json.js';
 import { DOCUMENT_LIMITS } from '../../contracts/document-json.js';
-import { inlineText, type Inline } from '../../contracts/inline-markup.js';
-import { toMarkup } from '../../contracts/markdown/json-markup.js';
-import { pendingImagePath } from '../../kernel/plugin-api.js';
-import { isElement, kid, kids, textContent, type XmlElement } from '../lib/office-package/xml.js';
+import { inlineText, type Inline } from '../../document/inline-markup.js';
+import { toMarkup } from '../../document/markdown/json-markup.js';
+import { pendingImagePath } from '../../sdk/plugin-api.js';
+import { isElement, kid, kids, textContent, type XmlElement } from '../../engines/office-package/xml.js';
 import type { ImportContext } from './context.js';
 import { paragraphPieces, type Piece } from './inline.js';
 

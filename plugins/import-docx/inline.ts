@@ -1,6 +1,6 @@
 // Runs of a paragraph → inline markup nodes (bold, italic, links, footnotes, breaks), images and page breaks, in order.
-import type { Inline } from '../../contracts/inline-markup.js';
-import { find, isElement, kid, kids, textContent, type XmlElement } from '../lib/office-package/xml.js';
+import type { Inline } from '../../document/inline-markup.js';
+import { find, isElement, kid, kids, textContent, type XmlElement } from '../../engines/office-package/xml.js';
 import type { ImportContext } from './context.js';
 import { onOff } from './styles.js';
 

@@ -1,7 +1,7 @@
 // A DOCX package opened under limits: its parts by name, relationships resolved inside the package only, XML parsed safely.
 import path from 'node:path/posix';
-import { PackageError, entryBytes, readZip, type PackageLimits, type ZipEntry } from '../lib/office-package/zip.js';
-import { kids, parseXmlPart, type XmlElement } from '../lib/office-package/xml.js';
+import { PackageError, entryBytes, readZip, type PackageLimits, type ZipEntry } from '../../engines/office-package/zip.js';
+import { kids, parseXmlPart, type XmlElement } from '../../engines/office-package/xml.js';
 
 export interface Relationship {
   type: string;

@@ -1,8 +1,8 @@
 // Page size and margins (w:sectPr), header and footer text, and title/author from the core properties.
 import type { DocumentSettings, HeaderFooter } from '../../contracts/document-json.js';
 import { DOCUMENT_LIMITS, PAGE_SIZES } from '../../contracts/document-json.js';
-import type { Inline } from '../../contracts/inline-markup.js';
-import { isElement, kid, kids, textContent, type XmlElement } from '../lib/office-package/xml.js';
+import type { Inline } from '../../document/inline-markup.js';
+import { isElement, kid, kids, textContent, type XmlElement } from '../../engines/office-package/xml.js';
 import type { DocxPackage } from './package.js';
 import type { ImportReport } from './report.js';
 

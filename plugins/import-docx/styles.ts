@@ -1,5 +1,5 @@
 // What styles.xml and numbering.xml say about headings, character formatting and list kinds.
-import { kid, kids, type XmlElement } from '../lib/office-package/xml.js';
+import { kid, kids, type XmlElement } from '../../engines/office-package/xml.js';
 
 interface StyleInfo {
   name: string;

@@ -1,11 +1,11 @@
 // Worker of import.docx: a DOCX package → validated document JSON plus a quality report; images go back to the kernel to store.
-import { PluginError, pendingImagePath, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
-import { checkImage } from '../../kernel/image-check.js';
-import { validateDocument } from '../../contracts/document-validator.js';
+import { PluginError, pendingImagePath, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { checkImage } from '../../engines/image/image-check.js';
+import { validateDocument } from '../../document/validator.js';
 import { DOCUMENT_LIMITS, type DocumentJson, type Element, type Section } from '../../contracts/document-json.js';
-import type { Inline } from '../../contracts/inline-markup.js';
-import { PackageError, type PackageLimits } from '../lib/office-package/zip.js';
-import { XmlPartError, kid, kids, type XmlElement } from '../lib/office-package/xml.js';
+import type { Inline } from '../../document/inline-markup.js';
+import { PackageError, type PackageLimits } from '../../engines/office-package/zip.js';
+import { XmlPartError, kid, kids, type XmlElement } from '../../engines/office-package/xml.js';
 import { DocxPackage, REL } from './package.js';
 import { ImportReport } from './report.js';
 import { Numbering, Styles } from './styles.js';

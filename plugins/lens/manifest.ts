@@ -1,7 +1,7 @@
 // lens: document understanding — OCR to Markdown / document JSON, classification, extraction, filenames; offline
 // unless the operator configures an OpenAI-compatible endpoint for classify, extract and filenames.
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { PAGE_SELECTION_ERRORS } from '../lib/page-selection.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
 import { contract } from './contract.js';
 
 const INPUTS = ['application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.oasis.opendocument.text', 'text/markdown'];

@@ -1,7 +1,7 @@
 // Worker of the Lens actions: reads the document (PDF text layer or OCR, DOCX, ODT, Markdown) and answers.
-import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
-import { validateDocument } from '../../contracts/document-validator.js';
-import { resolveSpecs } from '../lib/page-selection.js';
+import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { validateDocument } from '../../document/validator.js';
+import { resolveSpecs } from '../../engines/pdf/page-selection.js';
 import type { Block, PageText } from './layout.js';
 import { docxBlocks, odtBlocks } from './office-text.js';
 import { normaliseMarkdown, toDocumentJson, toExtendedMarkdown, toMarkdown } from './output.js';

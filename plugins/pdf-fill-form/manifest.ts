@@ -1,6 +1,6 @@
 // pdf-fill-form: sets the values of a PDF's AcroForm fields, regenerates their appearances and optionally flattens them.
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { PDF_LOAD_ERRORS } from '../lib/pdf-load.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

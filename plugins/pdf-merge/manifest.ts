@@ -1,6 +1,6 @@
 // pdf-merge: joins several uploaded PDFs into one, pages in request order.
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { PDF_LOAD_ERRORS } from '../lib/pdf-load.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

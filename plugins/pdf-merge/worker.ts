@@ -1,7 +1,7 @@
 // Worker of pdf.merge: writes every page of every input, in request order, into a new PDF.
-import type { WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
-import { guardPdfSync, openPdf, type OpenedPdf } from '../lib/pdf-load.js';
-import { PdfPageWriter } from '../lib/pdf-page-writer.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import { guardPdfSync, openPdf, type OpenedPdf } from '../../engines/pdf/load.js';
+import { PdfPageWriter } from '../../engines/pdf/page-writer.js';
 import type { MergeParams, MergeResultBody } from './contract.js';
 
 export async function merge(input: WorkerInput<MergeParams>): Promise<WorkerOutput> {

@@ -1,6 +1,6 @@
 // pdf-metadata: reports a PDF's document information, version, pages, encryption, tagging, PDF/A and PDF/UA claims and form fields; optionally sets the information.
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { PDF_LOAD_ERRORS } from '../lib/pdf-load.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

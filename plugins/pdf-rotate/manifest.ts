@@ -1,7 +1,7 @@
 // pdf-rotate: turns selected pages of an uploaded PDF by a multiple of 90 degrees.
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { PDF_LOAD_ERRORS } from '../lib/pdf-load.js';
-import { PAGE_SELECTION_ERRORS } from '../lib/page-selection.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
+import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

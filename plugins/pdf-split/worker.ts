@@ -1,10 +1,10 @@
 // Worker of pdf.split: one new PDF per page range; several ranges are packed into a ZIP.
-import type { WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
-import { resolveSpecs } from '../lib/page-selection.js';
-import { guardPdfSync, openPdf } from '../lib/pdf-load.js';
-import { PdfPageWriter } from '../lib/pdf-page-writer.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import { resolveSpecs } from '../../engines/pdf/page-selection.js';
+import { guardPdfSync, openPdf } from '../../engines/pdf/load.js';
+import { PdfPageWriter } from '../../engines/pdf/page-writer.js';
 import type { SplitParams, SplitResultBody } from './contract.js';
-import { storedZip } from '../lib/zip-store.js';
+import { storedZip } from '../../engines/archive/zip-store.js';
 
 export async function split(input: WorkerInput<SplitParams>): Promise<WorkerOutput> {
   const file = input.files.find((f) => f.field === 'fileId') ?? input.files[0];

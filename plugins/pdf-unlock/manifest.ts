@@ -1,7 +1,7 @@
 // pdf-unlock: removes the password protection and encryption of an uploaded PDF with qpdf.
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { PDF_LOAD_ERRORS } from '../lib/pdf-load.js';
-import { QPDF_COMPONENT } from '../lib/qpdf.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
+import { QPDF_COMPONENT } from '../../engines/pdf/qpdf.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

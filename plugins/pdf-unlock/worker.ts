@@ -2,9 +2,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PluginError, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
-import { openPdf, prescreenPdf } from '../lib/pdf-load.js';
-import { qpdfLimits, qpdfMessage, runQpdf, type QpdfLimits } from '../lib/qpdf.js';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { openPdf, prescreenPdf } from '../../engines/pdf/load.js';
+import { qpdfLimits, qpdfMessage, runQpdf, type QpdfLimits } from '../../engines/pdf/qpdf.js';
 import type { UnlockParams, UnlockResultBody } from './contract.js';
 
 const LABEL = 'fileId';

@@ -1,10 +1,10 @@
 // Worker of pdf.watermark: builds the watermark once (a form XObject for text, an image XObject), then paints it on each selected page with a small shared content stream.
 import { PDFArray, PDFDict, PDFName, PDFRef, type PDFContext, type PDFDocument, type PDFFont, type PDFObject } from 'pdf-lib';
-import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
-import { resolveSpecs } from '../lib/page-selection.js';
-import { guardPdf, guardPdfSync, openPdf, savePdf } from '../lib/pdf-load.js';
-import { pageTurn, visibleBox } from '../lib/pdf-page-box.js';
-import { FONT_RULE, TextFonts, describeChars, isWinAnsi, planLine, type FaceId } from '../lib/pdf-text-fonts.js';
+import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { resolveSpecs } from '../../engines/pdf/page-selection.js';
+import { guardPdf, guardPdfSync, openPdf, savePdf } from '../../engines/pdf/load.js';
+import { pageTurn, visibleBox } from '../../engines/pdf/page-box.js';
+import { FONT_RULE, TextFonts, describeChars, isWinAnsi, planLine, type FaceId } from '../../engines/pdf/text-fonts.js';
 import type { WatermarkParams, WatermarkResultBody } from './contract.js';
 
 const LABEL = 'fileId';

@@ -1,7 +1,7 @@
 // Worker of render.docx: document JSON → the resolved office model (shared with ODT) → DOCX bytes.
-import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
-import { writeDocx } from '../lib/office/docx-writer.js';
-import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../lib/office/office-target.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import { writeDocx } from '../../engines/office/docx-writer.js';
+import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../../engines/office/office-target.js';
 import type { RenderDocxParams } from './contract.js';
 
 const DOCX: OfficeTarget = {

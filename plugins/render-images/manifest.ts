@@ -1,7 +1,7 @@
 // render-images: the PNG and JPEG render targets. Document JSON → the PDF of render-pdf → page images (pdfjs + canvas).
-import { definePlugin } from '../../kernel/plugin-api.js';
-import { PAGE_SELECTION_ERRORS } from '../lib/page-selection.js';
-import { prepareTypstEnvironment } from '../render-pdf/typst-environment.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
+import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
+import { prepareTypstEnvironment } from '../../engines/typst/environment.js';
 import { contract } from './contract.js';
 
 // The worker compiles with Typst like render-pdf, so fontconfig must see the same fonts.conf.

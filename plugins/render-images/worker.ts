@@ -1,11 +1,11 @@
 // Worker of render.png and render.jpeg: the PDF of render.pdf (same compile step), then the selected pages as images.
-import { PluginError, type WarmUpPause, type WorkerInput, type WorkerOutput } from '../../kernel/plugin-api.js';
+import { PluginError, type WarmUpPause, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
-import { resolveSpecs } from '../lib/page-selection.js';
-import { storedZip } from '../lib/zip-store.js';
-import { compileDocument, warmUpCompiler } from '../render-pdf/compile.js';
-import { PageRasterError, PdfRasteriser, type RasterFormat } from './rasterise.js';
-import { drawerThread, renderPagesShared } from './two-threads.js';
+import { resolveSpecs } from '../../engines/pdf/page-selection.js';
+import { storedZip } from '../../engines/archive/zip-store.js';
+import { compileDocument, warmUpCompiler } from '../../engines/typst/compile.js';
+import { PageRasterError, PdfRasteriser, type RasterFormat } from '../../engines/pdf/raster/rasterise.js';
+import { drawerThread, renderPagesShared } from '../../engines/pdf/raster/two-threads.js';
 import type { ImageParams, ImageResultBody } from './contract.js';
 
 /** Bounds on what one job draws: a page's canvas is 4 bytes a pixel, and the encoded pages are held until zipped. */

@@ -1,8 +1,8 @@
 // Worker of render.odt: document JSON → the resolved office model (shared with DOCX) → ODT bytes.
-import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
-import { writeOdt } from '../lib/office/odt-writer.js';
-import { ODT_MIME } from '../lib/office/odt-common.js';
-import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../lib/office/office-target.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import { writeOdt } from '../../engines/office/odt-writer.js';
+import { ODT_MIME } from '../../engines/office/odt-common.js';
+import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../../engines/office/office-target.js';
 import type { RenderOdtParams } from './contract.js';
 
 const ODT: OfficeTarget = {

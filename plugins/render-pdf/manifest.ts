@@ -1,7 +1,7 @@
 // render-pdf: the PDF render target. Document JSON → Typst → tagged PDF (standard, PDF/A or PDF/UA).
-import { definePlugin } from '../../kernel/plugin-api.js';
+import { definePlugin } from '../../sdk/plugin-api.js';
 import { contract } from './contract.js';
-import { prepareTypstEnvironment } from './typst-environment.js';
+import { prepareTypstEnvironment } from '../../engines/typst/environment.js';
 
 prepareTypstEnvironment();
 

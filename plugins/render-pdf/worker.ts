@@ -1,7 +1,7 @@
 // Worker of render.pdf: the document compiled by compile.ts, handed out as the job's PDF.
-import type { WorkerInput, WorkerOutput } from '../../kernel/plugin-api.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
-import { compileDocument, warmUpCompiler } from './compile.js';
+import { compileDocument, warmUpCompiler } from '../../engines/typst/compile.js';
 import type { RenderParams } from './contract.js';
 
 /** Run by the kernel once per thread, before the thread's first job when it can (docs/plugins.md, The worker). */

@@ -1,6 +1,6 @@
 // The caller's organization: credit balance and ledger, API keys (owners and admins manage them).
-import { HttpError } from '../../kernel/errors.js';
-import { compileSchema, formatAjvErrors } from '../../kernel/schema.js';
+import { HttpError } from '../../contracts/errors.js';
+import { compileSchema, formatAjvErrors } from '../../contracts/schema.js';
 import { createApiKey } from '../../kernel/bootstrap.js';
 import { ApiKeySchema, CreateApiKeySchema, CreditsSchema } from '../../contracts/common.js';
 import { Type } from '@sinclair/typebox';

@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { pipeline } from 'node:stream/promises';
-import { HttpError } from '../../kernel/errors.js';
+import { HttpError } from '../../contracts/errors.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { API_PREFIX } from '../paths.js';
 

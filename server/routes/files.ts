@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { HttpError } from '../../kernel/errors.js';
+import { HttpError } from '../../contracts/errors.js';
 import { ACCEPTED_UPLOAD_TYPES, detectFileType } from '../../kernel/file-type.js';
 import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
 import type { RouteContext, RouteDefinition } from '../context.js';

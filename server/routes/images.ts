@@ -1,7 +1,7 @@
 // Temporary images for documents: upload (multipart) → a /temp-image/<id> path valid 24 hours.
 import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { checkImage } from '../../kernel/image-check.js';
+import { checkImage } from '../../engines/image/image-check.js';
 import { TEMP_IMAGE_TTL_SECONDS, tempImagePath } from '../../kernel/temp-images.js';
 import type { FileRecord } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';

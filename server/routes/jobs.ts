@@ -1,5 +1,5 @@
 // Tools job status: polling endpoint of every file tool.
-import { HttpError } from '../../kernel/errors.js';
+import { HttpError } from '../../contracts/errors.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { toolsJobView } from '../views.js';
@@ -14,7 +14,7 @@ async function getJob(ctx: RouteContext): Promise<void> {
     if (!job || job.kind === 'render') throw new HttpError('NOT_FOUND', `Job ${id} was not found (unknown, expired, or another organization's).`);
     return job;
   };
-  sendJson(ctx.res, 200, toolsJobView(ctx.kernel, await readJobWaiting(ctx, id, read)));
+  sendJson(ctx.res, 200, toolsJobView(ctx.services.links, await readJobWaiting(ctx, id, read)));
 }
 
 export function jobRoutes(): RouteDefinition[] {

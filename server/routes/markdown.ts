@@ -9,7 +9,7 @@ import { creatingRender, IMAGE_ROUTE_NOTE, STRICT_QUERY, strictOf } from './rend
 async function validate(ctx: RouteContext): Promise<void> {
   const strict = strictOf(ctx);
   const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-  sendJson(ctx.res, 200, await ctx.kernel.renders.validateMarkdown(ctx.principal!.orgId, body, strict));
+  sendJson(ctx.res, 200, await ctx.services.renders.validateMarkdown(ctx.principal!.orgId, body, strict));
 }
 
 export function markdownRoutes(): RouteDefinition[] {

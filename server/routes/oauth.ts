@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { ServerResponse } from 'node:http';
 import { ACCESS_TOKEN_AUDIENCE, ACCESS_TOKEN_TTL_SECONDS, clientSecretMatches, signAccessToken } from '../../kernel/access-tokens.js';
 import { hashApiKey } from '../../kernel/api-keys.js';
-import { HttpError } from '../../kernel/errors.js';
+import { HttpError } from '../../contracts/errors.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { API_PREFIX } from '../paths.js';
 

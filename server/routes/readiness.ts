@@ -1,10 +1,11 @@
 // POST /render/readiness: checks a document's source for accessibility and metadata; no render, no job, no credits.
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../../kernel/errors.js';
-import { compileSchema, formatAjvErrors } from '../../kernel/schema.js';
-import { validateDocument } from '../../contracts/document-validator.js';
+import { HttpError } from '../../contracts/errors.js';
+import { compileSchema, formatAjvErrors } from '../../contracts/schema.js';
+import { validateDocument } from '../../document/validator.js';
 import { WebhookSchema } from '../../contracts/common.js';
-import { PdfProfileSchema, ReadinessReportSchema, ReadinessRequestSchema, checkReadiness, prefixConfigErrors } from '../../contracts/readiness.js';
+import { PdfProfileSchema, ReadinessReportSchema, ReadinessRequestSchema } from '../../contracts/readiness.js';
+import { checkReadiness, prefixConfigErrors } from '../../document/readiness.js';
 import type { PdfProfile } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { readJsonBody } from '../json-body.js';

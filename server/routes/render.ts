@@ -2,12 +2,13 @@
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../../kernel/errors.js';
+import { HttpError } from '../../contracts/errors.js';
 import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
-import { renderTokenScope, type Kernel } from '../../kernel/kernel.js';
+import type { Kernel } from '../../kernel/kernel.js';
+import { renderTokenScope, type DownloadLinks } from '../../services/download-links.js';
 import { renderFilename } from '../../kernel/job-notifier.js';
 import type { JobRecord } from '../../kernel/model.js';
-import type { ImageSettings } from '../../kernel/render-service.js';
+import type { ImageSettings } from '../../services/render-service.js';
 import { ImageRenderRequestSchema, RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { readJsonBody } from '../json-body.js';
@@ -18,7 +19,7 @@ import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
 
 const FORMATS: Record<string, RenderJob['format']> = { pdf: 'PDF', docx: 'DOCX', odt: 'ODT', png: 'PNG', jpeg: 'JPEG' };
 
-export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
+export function renderJobView(links: DownloadLinks, job: JobRecord): RenderJob {
   const doc = (job.params.document ?? {}) as { document?: { type?: string } };
   const image = job.params.image as ImageSettings | undefined;
   const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number; warnings?: RenderJob['warnings']; selectedPages?: number[] };
@@ -28,7 +29,7 @@ export function renderJobView(kernel: Kernel, job: JobRecord): RenderJob {
     format: FORMATS[image?.format ?? doc.document?.type ?? 'pdf'] ?? 'PDF',
     creditCost: job.estimatedCredits,
     createdAt: job.createdAt,
-    downloadUrl: kernel.downloadUrl(job),
+    downloadUrl: links.downloadUrl(job),
     filename: renderFilename(job),
     filloutId: null,
     error: job.error,
@@ -56,7 +57,7 @@ export function creatingRender(method: 'create' | 'createImages' | 'createFromMa
   return async (ctx) => {
     const strict = strictOf(ctx);
     const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-    sendCreated(ctx, await ctx.kernel.renders[method](ctx.principal!.orgId, body, strict));
+    sendCreated(ctx, await ctx.services.renders[method](ctx.principal!.orgId, body, strict));
   };
 }
 
@@ -72,7 +73,7 @@ export const IMAGE_ROUTE_NOTE =
 /** 202 with the render-creating response and the status URL in Location. */
 function sendCreated(ctx: RouteContext, job: JobRecord): void {
   ctx.log.info({ jobId: job.id, action: job.action, warnings: job.warnings?.length ?? 0 }, 'render job created');
-  sendJson(ctx.res, 202, renderJobView(ctx.kernel, job), { Location: `${API_PREFIX}/render/${job.id}` });
+  sendJson(ctx.res, 202, renderJobView(ctx.services.links, job), { Location: `${API_PREFIX}/render/${job.id}` });
 }
 
 export const STRICT_QUERY = { name: 'strict', description: 'Unresolved references are errors (400) instead of warnings.', schema: Type.Boolean() };
@@ -86,7 +87,7 @@ async function renderJob(kernel: Kernel, orgId: string, id: string): Promise<Job
 async function status(ctx: RouteContext): Promise<void> {
   const id = ctx.params.jobId!;
   const job = await readJobWaiting(ctx, id, () => renderJob(ctx.kernel, ctx.principal!.orgId, id));
-  sendJson(ctx.res, 200, renderJobView(ctx.kernel, job));
+  sendJson(ctx.res, 200, renderJobView(ctx.services.links, job));
 }
 
 async function download(ctx: RouteContext): Promise<void> {

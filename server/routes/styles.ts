@@ -1,8 +1,8 @@
 // Style presets: the built-in catalog and the organization's own presets (list, read, create, change, delete, copy).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { HttpError, type FieldError } from '../../kernel/errors.js';
-import { findStylePreset, isSystemStyleId, workspaceStyleView } from '../../kernel/styles.js';
+import { HttpError, type FieldError } from '../../contracts/errors.js';
+import { findStylePreset, isSystemStyleId, workspaceStyleView } from '../../services/styles.js';
 import type { StylePresetRecord } from '../../kernel/model.js';
 import type { StylePresetPatch } from '../../kernel/store/store.js';
 import {
@@ -13,14 +13,11 @@ import {
   STYLE_SOURCE_FILTERS,
   StylePresetListSchema,
   StylePresetSchema,
-  validateCopyStylePreset,
-  validateCreateStylePreset,
-  validatePatchStylePreset,
-  type BodyCheck,
   type StylePreset,
   type StyleSourceFilter,
 } from '../../contracts/styles.js';
 import { StringEnum } from '../../contracts/document-json.js';
+import { validateCopyStylePreset, validateCreateStylePreset, validatePatchStylePreset, type BodyCheck } from '../../document/styles.js';
 import { systemStylePresets } from '../../contracts/system-styles.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { readJsonBody } from '../json-body.js';

@@ -1,9 +1,9 @@
 // Liveness, readiness, the plugin listing and the OpenAPI document.
 import { Type } from '@sinclair/typebox';
-import { KERNEL_VERSION } from '../../kernel/plugin-api.js';
+import { KERNEL_VERSION } from '../../sdk/plugin-api.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { LoadedPlugin } from '../../kernel/plugin-registry.js';
-import { buildOpenApi } from '../../contracts/openapi.js';
+import { buildOpenApi } from '../openapi.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';

@@ -1,6 +1,6 @@
 // One POST route per plugin action, derived from the manifests; disabled and unavailable plugins answer for themselves.
-import type { ActionCredits } from '../../kernel/plugin-api.js';
-import { HttpError } from '../../kernel/errors.js';
+import type { ActionCredits } from '../../sdk/plugin-api.js';
+import { HttpError } from '../../contracts/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { RegisteredAction } from '../../kernel/plugin-registry.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
@@ -25,12 +25,12 @@ function handler(reg: RegisteredAction) {
     const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
     if (plugin.definition.manifest.kind === 'importer') {
       // Importers answer in the request: no job, the result is the body.
-      sendJson(ctx.res, 200, await ctx.kernel.imports.run(ctx.principal!.orgId, reg, body));
+      sendJson(ctx.res, 200, await ctx.services.imports.run(ctx.principal!.orgId, reg, body));
       return;
     }
     const job = await ctx.kernel.jobs.create(ctx.principal!.orgId, reg, body);
     ctx.log.info({ jobId: job.id, action: job.action }, 'job created');
-    sendJson(ctx.res, 202, toolsJobView(ctx.kernel, job), { Location: `${API_PREFIX}/tools/jobs/${job.id}` });
+    sendJson(ctx.res, 202, toolsJobView(ctx.services.links, job), { Location: `${API_PREFIX}/tools/jobs/${job.id}` });
   };
 }
 

@@ -3,10 +3,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ERROR_TABLE, KERNEL_JOB_ERRORS } from '../../kernel/errors.js';
+import { ERROR_TABLE, KERNEL_JOB_ERRORS } from '../../contracts/errors.js';
 import { ROOT } from '../helpers/quire-server.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../../plugins/builtin.js';
-import type { PluginDefinition } from '../../kernel/plugin-api.js';
+import type { PluginDefinition } from '../../sdk/plugin-api.js';
 import { ENV_NAME_OF } from '../../kernel/config.js';
 
 const errorsDoc = readFileSync(path.join(ROOT, 'docs/errors.md'), 'utf8');

@@ -13,8 +13,8 @@ import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/
 import { ApiClient } from '../helpers/api-client.js';
 import { startCanary, startSite, type Canary } from '../helpers/loopback-canary.js';
 import { makePdf } from '../fixtures/pdfs.js';
-import { UrlPolicy } from '../../kernel/url-policy.js';
-import { fetchResource, UrlRefusedError } from '../../kernel/outbound-http.js';
+import { UrlPolicy } from '../../sdk/url-policy.js';
+import { fetchResource, UrlRefusedError } from '../../sdk/outbound-http.js';
 
 const run = promisify(execFile);
 const ROUTE = '/api/v1/dev/tools/convert/html-to-pdf';

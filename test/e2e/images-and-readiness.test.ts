@@ -8,7 +8,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { startServer, admin, OWNER_KEY, ROOT, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
-import { READINESS_CODES, SCORE_PENALTY } from '../../contracts/readiness.js';
+import { READINESS_CODES, SCORE_PENALTY } from '../../document/readiness.js';
 
 const dataDir = tempDir();
 const MAX_IMAGE_BYTES = 1024 * 1024;

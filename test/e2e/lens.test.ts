@@ -10,7 +10,7 @@ import path from 'node:path';
 import { startServer, OWNER_KEY, cleanup, admin, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { INVOICE, invoiceDocument, letterDocument, twoColumnDocument, renderFile, renderPng, scannedPdf, lensJob } from '../helpers/lens-fixtures.js';
-import { validateDocument } from '../../contracts/document-validator.js';
+import { validateDocument } from '../../document/validator.js';
 
 let server: RunningServer;
 let api: ApiClient;

@@ -11,7 +11,7 @@ import { startServer, OWNER_KEY, type RunningServer } from '../helpers/quire-ser
 import { ApiClient } from '../helpers/api-client.js';
 import { compareWithGolden, firstPagePng, run } from '../helpers/golden.js';
 import { MarkdownValidationSchema } from '../../contracts/render.js';
-import { compileSchema } from '../../kernel/schema.js';
+import { compileSchema } from '../../contracts/schema.js';
 
 type Json = Record<string, any>;
 

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../kernel/config.js';
-import { Kernel } from '../../kernel/kernel.js';
+import { startQuire, type Quire } from '../../server/composition-root.js';
 import { createLogger } from '../../kernel/logger.js';
 import { TOKENS } from '../../kernel/tokens.js';
 import type { Clock } from '../../kernel/clock.js';
@@ -27,18 +27,18 @@ class ManualClock implements Clock {
 
 const dataDir = tempDir();
 const clock = new ManualClock(Date.now());
-let kernel: Kernel;
+let quire: Quire;
 let http: QuireServer;
 let api: ApiClient;
 
 test.before(async () => {
   const config = loadConfig({ QUIRE_DATA_DIR: dataDir, QUIRE_BOOTSTRAP_API_KEY: OWNER_KEY, QUIRE_RATE_LIMIT_PER_MINUTE: '0', QUIRE_SWEEP_INTERVAL_SECONDS: '3600' });
-  kernel = await Kernel.start(config, { clock, logger: createLogger('silent') });
-  http = createServer(kernel);
+  quire = await startQuire(config, { clock, logger: createLogger('silent') });
+  http = createServer(quire);
   await new Promise<void>((r) => http.server.listen(0, '127.0.0.1', () => r()));
   const port = (http.server.address() as AddressInfo).port;
-  kernel.config.publicUrl = `http://127.0.0.1:${port}`;
-  api = new ApiClient(kernel.config.publicUrl, OWNER_KEY);
+  quire.config.publicUrl = `http://127.0.0.1:${port}`;
+  api = new ApiClient(quire.config.publicUrl, OWNER_KEY);
 });
 
 test.after(async () => {
@@ -47,8 +47,8 @@ test.after(async () => {
 });
 
 test('resolves the injected clock and data dir from the container', () => {
-  assert.is(kernel.container.resolve<Clock>(TOKENS.Clock), clock);
-  assert.is(kernel.config.dataDir, dataDir);
+  assert.is(quire.container.resolve<Clock>(TOKENS.Clock), clock);
+  assert.is(quire.config.dataDir, dataDir);
 });
 
 test('refuses a download link once its 15 minutes have passed, while the API key still works', async () => {
@@ -72,7 +72,7 @@ test('expires files after 24 hours and the sweep deletes their bytes and finishe
   assert.is((await api.get(`/api/v1/dev/tools/files/${id}`)).status, 404);
   assert.is((await api.get(`/api/v1/dev/tools/files/${job.outputFileId}/download`)).status, 404);
   // Finished jobs are kept as long as their outputs: both are past 24 h now.
-  const swept = await kernel.sweep();
+  const swept = await quire.kernel.sweep();
   assert.ok(swept.files >= 2 && swept.jobs >= 1, JSON.stringify(swept));
   assert.not.ok(existsSync(path.join(dataDir, 'blobs', id)));
   assert.not.ok(existsSync(path.join(dataDir, 'blobs', job.outputFileId)));

@@ -1,7 +1,7 @@
 // Decisions of the outbound URL policy, made without connecting anywhere and without real DNS.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UrlPolicy, type Resolver } from '../../kernel/url-policy.js';
+import { UrlPolicy, type Resolver } from '../../sdk/url-policy.js';
 
 /** A resolver that answers from a table and records every name it was asked about. */
 function fakeResolver(table: Record<string, string[]>): Resolver & { asked: string[] } {

@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UrlPolicy } from '../../kernel/url-policy.js';
-import { postJson } from '../../kernel/outbound-http.js';
+import { UrlPolicy } from '../../sdk/url-policy.js';
+import { postJson } from '../../sdk/outbound-http.js';
 import { FORBIDDEN_WEBHOOK_HEADERS, WebhookDelivery } from '../../kernel/webhook-delivery.js';
 
 interface Received {

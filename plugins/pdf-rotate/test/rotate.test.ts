@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { PDFDocument, degrees } from 'pdf-lib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JobError } from '../../../kernel/errors.js';
-import type { WorkerOutput } from '../../../kernel/plugin-api.js';
+import { JobError } from '../../../contracts/errors.js';
+import type { WorkerOutput } from '../../../sdk/plugin-api.js';
 import { PluginPool } from '../../../kernel/plugin-pool.js';
 import { pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../../test/fixtures/pdf-readers.js';
 import {

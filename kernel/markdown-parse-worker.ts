@@ -1,6 +1,0 @@
-// Runs in the Markdown parser's thread: one Extended Markdown source (with the request's settings) to document JSON.
-import { parseMarkdown, type ParseOptions, type ParseResult } from '../contracts/markdown/index.js';
-
-export default function parse(task: { source: string; options: ParseOptions }): ParseResult {
-  return parseMarkdown(task.source, task.options);
-}

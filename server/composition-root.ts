@@ -1,0 +1,134 @@
+// The composition root: the one place where Quire's object graph is built. Every kernel part, every service and
+// the built-in plugin list are registered here, in one tsyringe container; nothing below builds its own parts.
+import 'reflect-metadata';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import { TOKENS } from '../kernel/tokens.js';
+import { systemClock, type Clock } from '../kernel/clock.js';
+import type { QuireConfig } from '../kernel/config.js';
+import { createLogger, type Logger } from '../kernel/logger.js';
+import { LowdbStore } from '../kernel/store/lowdb-store.js';
+import { BlobStore } from '../kernel/store/blob-store.js';
+import type { Store } from '../kernel/store/store.js';
+import { acquireDataDirLock } from '../kernel/store/data-dir-lock.js';
+import { loadSigningSecret } from '../kernel/signing-secret.js';
+import { PluginRegistry } from '../kernel/plugin-registry.js';
+import { FileInspector } from '../kernel/file-inspector.js';
+import { EventBus } from '../kernel/events.js';
+import { JobRunner } from '../kernel/job-runner.js';
+import { JobService } from '../kernel/job-service.js';
+import { JobWaiter } from '../kernel/job-waiter.js';
+import { JobNotifier } from '../kernel/job-notifier.js';
+import { WebhookDelivery } from '../kernel/webhook-delivery.js';
+import { Sweeper } from '../kernel/sweeper.js';
+import { Kernel } from '../kernel/kernel.js';
+import { UrlPolicy } from '../sdk/url-policy.js';
+import { RenderService } from '../services/render-service.js';
+import { ImportService } from '../services/import-service.js';
+import { MarkdownParser } from '../services/markdown-parser.js';
+import { DownloadLinks } from '../services/download-links.js';
+import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
+
+export interface QuireOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Replaces the metadata store (e.g. PostgreSQL later); default is the embedded lowdb store. */
+  store?: Store;
+}
+
+/** The services between the routes and the kernel. */
+export interface Services {
+  renders: RenderService;
+  imports: ImportService;
+  markdown: MarkdownParser;
+  links: DownloadLinks;
+}
+
+/** A started Quire: the container, the kernel and the services, and how to stop them all. */
+export interface Quire {
+  container: DependencyContainer;
+  kernel: Kernel;
+  services: Services;
+  config: QuireConfig;
+  log: Logger;
+  /** Graceful stop of the kernel (see Kernel.stop), then of the services' own threads. */
+  stop(graceMs?: number): Promise<boolean>;
+}
+
+/** Says at boot which LLM endpoint plugins may use (origin and model, never the key), and warns when the policy will refuse it. */
+function logLlmEndpoint(config: QuireConfig, log: Logger): void {
+  const llm = config.llm!;
+  const check = new UrlPolicy({ allowPrivateNetwork: llm.allowPrivateNetwork || config.allowPrivateNetwork }).checkSyntax(llm.baseUrl, 'QUIRE_LLM_BASE_URL');
+  const fields = { endpoint: new URL(llm.baseUrl).origin, model: llm.model, apiKey: llm.apiKey ? 'set' : 'not set', timeoutMs: llm.timeoutMs };
+  if (check.allowed) log.info(fields, 'LLM endpoint configured for Lens classify, extract and generate-filename');
+  else log.warn({ ...fields, reason: check.reason }, 'LLM endpoint configured, but the outbound URL policy refuses it: Lens will answer with its built-in engine (set QUIRE_LLM_ALLOW_PRIVATE_NETWORK=true for a local server)');
+}
+
+/** Opens the data dir, loads the plugins, registers everything and starts the kernel; on a failure, closes what it opened. */
+export async function startQuire(config: QuireConfig, options: QuireOptions = {}): Promise<Quire> {
+  const c = rootContainer.createChildContainer();
+  const clock = options.clock ?? systemClock;
+  const log = options.logger ?? createLogger(config.logLevel);
+  const opened: Array<() => Promise<unknown>> = [];
+  const closeOpened = async () => {
+    for (const close of opened.reverse()) await close();
+  };
+  try {
+    const releaseLock = await acquireDataDirLock(config.dataDir);
+    opened.push(releaseLock);
+    const store = options.store ?? new LowdbStore(config.dataDir);
+    await store.init();
+    opened.push(() => store.close());
+    const blobs = new BlobStore(config.dataDir);
+    await blobs.init();
+    const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
+    const inspector = new FileInspector();
+    opened.push(() => inspector.close());
+    const markdown = new MarkdownParser();
+    opened.push(() => markdown.close());
+    const registry = new PluginRegistry(config, log);
+    opened.push(() => registry.close());
+    await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE);
+    const policy = new UrlPolicy({ allowPrivateNetwork: config.allowPrivateNetwork });
+
+    c.register(TOKENS.Config, { useValue: config });
+    c.register(TOKENS.Clock, { useValue: clock });
+    c.register(TOKENS.Logger, { useValue: log });
+    c.register(TOKENS.DataDirLock, { useValue: releaseLock });
+    c.register(TOKENS.Store, { useValue: store });
+    c.register(TOKENS.Blobs, { useValue: blobs });
+    c.register(TOKENS.Secrets, { useValue: secret });
+    c.register(TOKENS.Registry, { useValue: registry });
+    c.register(TOKENS.FileInspector, { useValue: inspector });
+    c.register(TOKENS.UrlPolicy, { useValue: policy });
+    c.register(TOKENS.Events, { useValue: new EventBus() });
+    c.register(MarkdownParser, { useValue: markdown });
+    c.register(WebhookDelivery, {
+      useFactory: instanceCachingFactory(() => new WebhookDelivery(policy, { timeoutMs: config.webhookTimeoutMs, log: (level, msg, fields) => log[level](fields, msg) })),
+    });
+    c.registerSingleton(DownloadLinks);
+    c.register(TOKENS.JobLinks, { useToken: DownloadLinks });
+    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService]) c.registerSingleton(part as new (...args: never[]) => unknown);
+
+    const kernel = c.resolve(Kernel);
+    // Built before the first job can finish: it subscribes to the event bus when it is made.
+    c.resolve(JobNotifier);
+    if (config.llm) logLlmEndpoint(config, log);
+    await kernel.start();
+    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks) };
+    return {
+      container: c,
+      kernel,
+      services,
+      config,
+      log,
+      async stop(graceMs?: number): Promise<boolean> {
+        const drained = await kernel.stop(graceMs);
+        await markdown.close();
+        return drained;
+      },
+    };
+  } catch (err) {
+    await closeOpened();
+    throw err;
+  }
+}

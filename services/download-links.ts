@@ -1,0 +1,41 @@
+// Download links of finished jobs and stored files: signed, expiring tokens in URLs that name the public routes.
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from '../kernel/tokens.js';
+import { signDownloadToken } from '../kernel/signed-download-token.js';
+import type { Clock } from '../kernel/clock.js';
+import type { QuireConfig } from '../kernel/config.js';
+import type { JobLinks } from '../kernel/job-links.js';
+import type { JobRecord } from '../kernel/model.js';
+
+/** What a render download token is bound to: the job, in a scope no file id can take. */
+export function renderTokenScope(jobId: string): string {
+  return `render:${jobId}`;
+}
+
+@injectable()
+export class DownloadLinks implements JobLinks {
+  constructor(
+    @inject(TOKENS.Config) private readonly config: QuireConfig,
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Secrets) private readonly secret: Buffer,
+  ) {}
+
+  downloadUrl(job: Pick<JobRecord, 'id' | 'kind' | 'orgId' | 'outputFileId' | 'status'>): string | null {
+    if (job.status !== 'COMPLETED' || !job.outputFileId) return null;
+    if (job.kind === 'render') {
+      const token = signDownloadToken(this.secret, { fileId: renderTokenScope(job.id), orgId: job.orgId, expiresAt: this.#tokenExpiry() });
+      return `${this.config.publicUrl}/api/v1/dev/render/${job.id}/download?token=${encodeURIComponent(token)}`;
+    }
+    return this.fileDownloadUrl(job.orgId, job.outputFileId);
+  }
+
+  fileDownloadUrl(orgId: string, fileId: string): string {
+    const token = signDownloadToken(this.secret, { fileId, orgId, expiresAt: this.#tokenExpiry() });
+    return `${this.config.publicUrl}/api/v1/dev/tools/files/${fileId}/download?token=${encodeURIComponent(token)}`;
+  }
+
+  #tokenExpiry(): number {
+    return Math.floor(this.clock.now().getTime() / 1000) + this.config.downloadTokenTtlSeconds;
+  }
+}

@@ -1,0 +1,62 @@
+// Parses Extended Markdown for the HTTP layer in a small pool of threads: a big or hostile source costs a
+// thread its time, never the server's event loop, and a deadline ends a parse that takes too long.
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { ParseOptions, ParseResult } from '../document/markdown/index.js';
+import { HttpError } from '../contracts/errors.js';
+
+const WORKER = fileURLToPath(new URL('./markdown-parse-worker.js', import.meta.url));
+
+export interface MarkdownParserOptions {
+  /** Deadline of one parse; past it the thread is killed and the source is refused. Default 20 s. */
+  timeoutMs?: number;
+  /** Old-generation heap of a parsing thread. Default 1024 MB (a 1 MiB source builds a large tree). */
+  memoryMb?: number;
+  /** Threads parsing at once. Default 2. */
+  maxThreads?: number;
+  /** Parses waiting for a thread; past it requests answer 503 SERVICE_BUSY. Default 64. */
+  maxQueue?: number;
+}
+
+export class MarkdownParser {
+  readonly #piscina: Piscina<{ source: string; options: ParseOptions }, ParseResult>;
+  readonly #timeoutMs: number;
+
+  constructor(opts: MarkdownParserOptions = {}) {
+    const memoryMb = opts.memoryMb ?? 1024;
+    this.#timeoutMs = opts.timeoutMs ?? 20_000;
+    this.#piscina = new Piscina({
+      filename: WORKER,
+      // One thread stays loaded, so that validating a short document answers in milliseconds.
+      minThreads: 1,
+      maxThreads: Math.max(1, opts.maxThreads ?? 2),
+      maxQueue: opts.maxQueue ?? 64,
+      idleTimeout: 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
+    });
+  }
+
+  /** The parse result; a source that overruns the deadline or the memory limit is an error of the result, not an exception. */
+  async parse(source: string, options: ParseOptions): Promise<ParseResult> {
+    if (this.#piscina.queueSize >= this.#piscina.options.maxQueue) {
+      throw new HttpError('SERVICE_BUSY', 'Too many Markdown documents are being read at once; retry shortly.', undefined, { 'Retry-After': '2' });
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+    try {
+      return await this.#piscina.run({ source, options }, { signal: controller.signal });
+    } catch (e) {
+      const timedOut = controller.signal.aborted;
+      const message = timedOut
+        ? `the Markdown took longer than ${this.#timeoutMs / 1000} s to read; split it into smaller documents`
+        : `the Markdown could not be read within the parser's limits (${(e as Error)?.message ?? String(e)}); split it into smaller documents`;
+      return { document: null, errors: [{ path: '(markdown)', message, code: 'LIMIT_EXCEEDED', line: 1, column: 1 }], warnings: [] };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#piscina.close({ force: true });
+  }
+}

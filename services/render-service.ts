@@ -1,0 +1,267 @@
+// Creating render jobs: `{config, pdfProfile, webhook}` or Extended Markdown with its settings, checked
+// (document contract, strict references, images, target), then admitted like any job (backlog, credits)
+// and queued on the target's plugin; the page-image variants add `image` and target png/jpeg. Also the
+// no-render check of Extended Markdown.
+import 'reflect-metadata';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from '../kernel/tokens.js';
+import { HttpError, type FieldError } from '../contracts/errors.js';
+import { compileSchema, formatAjvErrors } from '../contracts/schema.js';
+import type { ValidateFunction } from 'ajv';
+import { JobService } from '../kernel/job-service.js';
+import {
+  IMAGE_DPI,
+  ImageRenderRequestSchema,
+  MarkdownImageRenderRequestSchema,
+  MarkdownRenderRequestSchema,
+  RenderRequestSchema,
+  type ImageFormat,
+  type ImageOptions,
+  type MarkdownRenderRequest,
+  type MarkdownValidation,
+} from '../contracts/render.js';
+import { validateDocument, scanReferences } from '../document/validator.js';
+import type { Defaults, DocumentJson } from '../contracts/document-json.js';
+import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
+import type { Issue, ParseResult } from '../document/markdown/index.js';
+import { MarkdownParser } from './markdown-parser.js';
+import { resolveStyle } from './styles.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Store } from '../kernel/store/store.js';
+import type { PluginRegistry, RegisteredAction } from '../kernel/plugin-registry.js';
+import type { UrlPolicy } from '../sdk/url-policy.js';
+import type { JobRecord, WebhookConfig } from '../kernel/model.js';
+import { resolveTempImagePath } from '../kernel/temp-images.js';
+import { checkPageSpecs } from '../sdk/page-spec.js';
+
+const checkRequest = compileSchema(RenderRequestSchema);
+const checkImageRequest = compileSchema(ImageRenderRequestSchema);
+const checkMarkdownRequest = compileSchema<MarkdownRenderRequest>(MarkdownRenderRequestSchema);
+const checkMarkdownImageRequest = compileSchema<MarkdownRenderRequest & { image?: ImageOptions }>(MarkdownImageRenderRequestSchema);
+
+/** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
+export interface ImageSettings {
+  format: ImageFormat;
+  dpi: number;
+  pages: string[];
+}
+
+/** Targets whose output is not a PDF, so that no PDF profile applies. */
+const EDITABLE_TARGETS = new Set(['docx', 'odt']);
+
+const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
+
+@injectable()
+export class RenderService {
+  constructor(
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
+    @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
+    @inject(MarkdownParser) private readonly markdown: MarkdownParser,
+    @inject(JobService) private readonly jobs: JobService,
+  ) {}
+
+  async create(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    if (!checkRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render.', formatAjvErrors(checkRequest.errors));
+    return this.#createFromConfig(orgId, body as RenderBody, strict, 'POST /render');
+  }
+
+  /** POST /render/images: the document of POST /render, rasterised page by page (`image`). */
+  async createImages(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    if (!checkImageRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render/images.', formatAjvErrors(checkImageRequest.errors));
+    const image = imageSettings((body as RenderBody).image);
+    return this.#createFromConfig(orgId, body as RenderBody, strict, 'POST /render/images', image);
+  }
+
+  async #createFromConfig(orgId: string, body: RenderBody, strict: boolean, what: string, image?: ImageSettings): Promise<JobRecord> {
+    const { config, pdfProfile = 'standard', stylePresetId, webhook } = body;
+    if (webhook) this.jobs.checkWebhook(webhook);
+
+    // A preset lies beneath the document's own defaults; an invalid `config.defaults` is still reported at its own path.
+    const preset = stylePresetId ? await resolveStyle(this.store, orgId, stylePresetId) : undefined;
+    const styled = preset && (config.defaults === undefined || isObject(config.defaults)) ? { ...config, defaults: mergeDefaults(preset, config.defaults as Defaults | undefined) } : config;
+    const validation = validateDocument(styled);
+    if (!validation.valid) throw new HttpError('VALIDATION_FAILED', `The document is invalid: ${summary(validation.errors)}.`, prefix(validation.errors));
+    const doc = validation.document!;
+    const refs = scanReferences(doc);
+    const findings = prefix([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations, ...refs.unknownVariables]);
+    const strictFindings = prefix([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
+    if (strict && strictFindings.length) {
+      throw new HttpError('VALIDATION_FAILED', `Strict mode: ${summary(strictFindings)}.`, strictFindings);
+    }
+
+    return this.#admit(orgId, doc, pdfProfile, webhook, findings, what, image);
+  }
+
+  /** POST /render/markdown: the Markdown and its settings become a document, rendered like POST /render. */
+  async createFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown', false);
+  }
+
+  /** POST /render/markdown/images: the Markdown request plus `image`, rasterised like POST /render/images. */
+  async createImagesFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
+    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown/images', true);
+  }
+
+  async #createFromMarkdown(orgId: string, body: unknown, strict: boolean, what: string, images: boolean): Promise<JobRecord> {
+    // The image settings are checked first: they are the envelope's, and cheap.
+    const image = images && checkMarkdownImageRequest(body) ? imageSettings(body.image) : undefined;
+    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict, images ? checkMarkdownImageRequest : checkMarkdownRequest);
+    if (parsed.errors.length) {
+      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${summary(parsed.errors.map(located))}.`, parsed.errors);
+    }
+    // The parser validated the document; validating again fills in the defaults the renderer relies on.
+    const doc = validateDocument(parsed.document).document!;
+    if (request.webhook) this.jobs.checkWebhook(request.webhook as WebhookConfig);
+    return this.#admit(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, what, image);
+  }
+
+  /** POST /render/validate/markdown: what POST /render/markdown would say of the same body, without rendering. */
+  async validateMarkdown(orgId: string, body: unknown, strict: boolean): Promise<MarkdownValidation> {
+    const { parsed } = await this.#parseMarkdown(orgId, body, strict);
+    return { valid: parsed.errors.length === 0, errors: parsed.errors.map(publicIssue), warnings: parsed.warnings.map(publicIssue) };
+  }
+
+  /**
+   * The request's envelope must match (else 400); the style preset must exist (else 400). Styling
+   * errors in `style` and everything about the Markdown and the other settings are in the result.
+   */
+  async #parseMarkdown(orgId: string, body: unknown, strict: boolean, check: ValidateFunction<MarkdownRenderRequest> = checkMarkdownRequest): Promise<{ request: MarkdownRenderRequest; parsed: ParseResult }> {
+    if (!check(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match the Extended Markdown request.', formatAjvErrors(check.errors));
+    const request = body;
+    const baseDefaults = request.stylePresetId ? await resolveStyle(this.store, orgId, request.stylePresetId) : undefined;
+    const styleErrors: Issue[] = request.style ? validateStyleDefinition(request.style, 'style') : [];
+    const style = styleErrors.length ? undefined : (request.style as Defaults | undefined);
+    const parsed = await this.markdown.parse(request.content, {
+      strict,
+      baseDefaults,
+      overrides: {
+        document: request.document,
+        variables: request.variables,
+        abbreviations: request.abbreviations,
+        citations: request.citations,
+        defaults: style || request.defaults ? mergeDefaults(style, request.defaults as Defaults | undefined) : undefined,
+      },
+    });
+    if (styleErrors.length) parsed.errors.unshift(...styleErrors);
+    if (styleErrors.length) parsed.document = null;
+    return { request, parsed };
+  }
+
+  /** Page images target their format (the pages of the PDF rendering, whatever `document.type` says). */
+  async #admit(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string, image?: ImageSettings): Promise<JobRecord> {
+    const reg = image ? this.#target(image.format, 'image.format', IMAGE_TARGETS) : this.#target(doc.document.type, 'config.document.type', DOCUMENT_TARGETS);
+    if (!image && pdfProfile !== 'standard' && EDITABLE_TARGETS.has(doc.document.type)) {
+      // A profile is a promise about a PDF; accepting it for a Word or OpenDocument file would be a silent lie.
+      throw new HttpError('VALIDATION_FAILED', `pdfProfile ${pdfProfile} applies to PDF output, not to ${doc.document.type.toUpperCase()}; leave it out or set document.type to pdf.`, [
+        { path: 'pdfProfile', message: `applies to PDF output only; document.type is ${doc.document.type}`, code: 'PDF_PROFILE_NOT_APPLICABLE' },
+      ]);
+    }
+    const imageSources = await this.#checkImages(orgId, doc);
+    const createdAt = this.clock.now().toISOString();
+    return this.jobs.admit(orgId, reg, {
+      kind: 'render',
+      params: { document: doc, pdfProfile, createdAt, ...(image ? { image } : {}) },
+      webhook: webhook ?? null,
+      inputFileIds: [],
+      imageSources,
+      warnings,
+      createdAt,
+      what,
+    });
+  }
+
+  #target(type: string, field: string, targets: readonly string[]): RegisteredAction {
+    const reg = this.registry.byTarget(type);
+    if (!reg) {
+      const available = targets.filter((t) => this.registry.byTarget(t));
+      throw new HttpError('VALIDATION_FAILED', `${type.toUpperCase()} output is not available on this server yet; ${field.replace(/^config\./, '')} may be ${available.join(', ') || 'nothing else'}.`, [
+        { path: field, message: `${type} output is not available on this server yet; use ${available.join(' or ') || 'another endpoint'}`, code: 'UNSUPPORTED_TARGET' },
+      ]);
+    }
+    const { plugin } = reg;
+    if (plugin.state === 'disabled') throw new HttpError('PLUGIN_DISABLED', `${type.toUpperCase()} rendering is provided by plugin ${plugin.definition.manifest.id}, which the operator disabled.`);
+    if (plugin.state === 'unavailable') {
+      throw new HttpError('PLUGIN_UNAVAILABLE', `${type.toUpperCase()} rendering is unavailable: plugin ${plugin.definition.manifest.id} is ${plugin.reason}.`, undefined, { 'Retry-After': '3600' });
+    }
+    return reg;
+  }
+
+  /** Every image the document draws: temporary images must exist now; https URLs must pass the URL policy's syntax rules. */
+  async #checkImages(orgId: string, doc: DocumentJson): Promise<string[]> {
+    const uses: Array<{ src: string; path: string }> = [];
+    doc.sections.forEach((s, i) =>
+      s.content.forEach((el, j) => {
+        if (el.type === 'image') uses.push({ src: el.src, path: `config.sections[${i}].content[${j}].src` });
+      }),
+    );
+    for (const [name, v] of Object.entries(doc.variables ?? {})) {
+      if (v && typeof v === 'object' && !Array.isArray(v) && (v as { type?: string }).type === 'image') uses.push({ src: (v as { src: string }).src, path: `config.variables.${name}.src` });
+    }
+    const errors: FieldError[] = [];
+    const now = this.clock.now().toISOString();
+    const sources = new Set<string>();
+    for (const { src, path } of uses) {
+      if (sources.has(src)) continue;
+      const tempId = src.startsWith('/temp-image/') ? resolveTempImagePath(src) : null;
+      if (src.startsWith('/temp-image/')) {
+        const rec = tempId ? await this.store.getFile(orgId, tempId) : undefined;
+        if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= now) {
+          errors.push({ path, message: `${src} was not found: temporary images live 24 hours after POST /images/upload and belong to the organization that uploaded them`, code: 'IMAGE_NOT_FOUND' });
+          continue;
+        }
+      } else if (ASSET_IMAGE.test(src)) {
+        errors.push({ path, message: `${src} was not found: permanent images come from saved documents (POST /documents), which this server does not offer yet; upload the image with POST /images/upload and use its /temp-image/ path`, code: 'IMAGE_NOT_FOUND' });
+        continue;
+      } else {
+        const decision = this.urlPolicy.checkSyntax(src);
+        if (!decision.allowed) {
+          errors.push({ path, message: decision.reason, code: 'URL_REFUSED' });
+          continue;
+        }
+      }
+      sources.add(src);
+    }
+    if (errors.length) throw new HttpError('VALIDATION_FAILED', `The document's images cannot be used: ${summary(errors)}.`, errors);
+    return [...sources];
+  }
+}
+
+const DOCUMENT_TARGETS = ['pdf', 'docx', 'odt'] as const;
+const IMAGE_TARGETS = ['png', 'jpeg'] as const;
+
+type RenderBody = { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig; image?: ImageOptions };
+
+/**
+ * `image` with its defaults (png, 150 dpi, every page). Malformed page specs answer 400 here; whether a
+ * page exists is known only once the PDF is rendered, so the job fails for a page past the end.
+ */
+function imageSettings(image: ImageOptions | undefined): ImageSettings {
+  const pages = image?.pages ?? ['1-'];
+  const errors: FieldError[] = checkPageSpecs(pages, null).map((p) => ({ path: `image.pages[${p.index}]`, message: p.message, code: 'INVALID_PAGE_SPEC' }));
+  if (errors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${summary(errors)}.`, errors);
+  return { format: image?.format ?? 'png', dpi: image?.dpi ?? IMAGE_DPI.default, pages };
+}
+
+function prefix(errors: FieldError[]): FieldError[] {
+  return errors.map((e) => ({ ...e, path: e.path.startsWith('config.') || e.path === '(body)' ? e.path : `config.${e.path}` }));
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An issue as the API shows it: line and column only when it has a place in the source. */
+function publicIssue(i: Issue): Issue {
+  return { path: i.path, message: i.message, code: i.code, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) };
+}
+
+function located(i: Issue): FieldError {
+  return { ...i, path: i.line !== undefined ? `${i.path} (line ${i.line}:${i.column})` : i.path };
+}
+
+function summary(errors: FieldError[]): string {
+  const shown = errors.slice(0, 3).map((e) => `${e.path} ${e.message}`);
+  return errors.length > 3 ? `${shown.join('; ')}; and ${errors.length - 3} more (see errors)` : shown.join('; ');
+}
