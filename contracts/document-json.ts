@@ -1,4 +1,5 @@
 // The document model: the JSON Schema (TypeBox) of document JSON, its static types and its limits.
+// Longer than 400 lines: the whole document model is one schema whose parts refer to each other; split by element, the limits and the shared field shapes would be spread over a dozen files.
 import { Type, type Static, type TObject, type TSchema, type TUnion, type SchemaOptions } from '@sinclair/typebox';
 
 /**

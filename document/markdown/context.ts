@@ -1,6 +1,6 @@
 // State shared while one Markdown source becomes document JSON: issues with source positions, definitions, positions of JSON paths.
 import type { Definition, FootnoteDefinition, Nodes } from 'mdast';
-import type { YamlText } from './yaml-text.js';
+import type { Point, YamlText } from './yaml-text.js';
 
 /** An error or warning: the JSON path it concerns and, when known, where in the Markdown source. */
 export interface Issue {
@@ -11,10 +11,7 @@ export interface Issue {
   column?: number;
 }
 
-export interface Point {
-  line: number;
-  column: number;
-}
+export type { Point };
 
 export class ParseContext {
   readonly errors: Issue[] = [];

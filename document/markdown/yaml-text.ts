@@ -1,7 +1,12 @@
 // YAML of a Markdown source (front matter, chart blocks): read with js-yaml, and with the `yaml` library only when its node positions or its error messages are needed.
 import { load } from 'js-yaml';
 import YAML, { LineCounter, type Document } from 'yaml';
-import type { Point } from './context.js';
+
+/** A place in a source: 1-based line and column. */
+export interface Point {
+  line: number;
+  column: number;
+}
 
 /**
  * Most aliases one YAML text may expand (the `yaml` library's count): an alias repeats its anchor's whole

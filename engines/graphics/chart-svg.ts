@@ -1,4 +1,5 @@
 // Charts (bar, line, area, scatter, pie) as self-contained SVG in points, for the PDF, DOCX and ODT renderers to embed.
+// Longer than 400 lines: five chart kinds share one frame (axes, ticks, legend, label fitting); each kind is a short function below it.
 import type { ChartElement } from '../../contracts/document-json.js';
 
 export interface ChartSvgOptions {

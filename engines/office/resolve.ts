@@ -1,8 +1,9 @@
 // Turns a validated document into the OfficeDocument the DOCX and ODT writers translate, answering every
-// question that does not depend on the file format the way the PDF target does (plugins/render-pdf/typst-data.ts
+// question that does not depend on the file format the way the PDF target does (engines/typst/typst-data.ts
 // and quire.typ): variables, abbreviations, broken references, unknown citation keys, table variables,
 // caption numbering, default styles and page geometry. What Typst does on its own there (CSL, LaTeX, code
 // highlighting, drawing SVG) is done here with citeproc, Temml, lowlight and @napi-rs/canvas.
+// Longer than 400 lines: one pass over the element tree answering every format-independent question; the element visitor that would shorten it is planned in docs/architecture.md.
 import { parseInline, inlineText, type Inline } from '../../document/inline-markup.js';
 import type { ChartElement, CslItem, DocumentJson, Element, HeaderFooter, ListItem, TableCell, TableElement } from '../../contracts/document-json.js';
 import { PluginError } from '../../sdk/plugin-api.js';
