@@ -1,5 +1,5 @@
 // text-stats: a minimal third-party plugin to copy — counts lines, words, characters and bytes of an uploaded text file.
-// Outside the Quire source tree, replace this import with your own copy of kernel/plugin-api.ts (see README.md).
+// Outside the Quire source tree, replace this import with your own copy of sdk/plugin-api.ts (see README.md).
 import { definePlugin } from '../sdk/plugin-api.js';
 import { contract } from './contract.js';
 

@@ -136,7 +136,7 @@ export interface PluginManifest {
   requires: SystemComponent[];
   /**
    * The worker makes outbound requests itself (an HTML page's sub-resources). It must send every one through
-   * the URL policy (`kernel/url-policy.ts`, `kernel/outbound-http.ts`); the kernel hands it the policy's
+   * the URL policy (`sdk/url-policy.ts`, `sdk/outbound-http.ts`); the kernel hands it the policy's
    * settings in `WorkerInput.outbound`. Plugins without it get no `outbound` and must not use the network.
    */
   outbound?: boolean;

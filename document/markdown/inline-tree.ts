@@ -1,6 +1,6 @@
 // Inline markup trees shared by both directions: merging, fitting a tree to what both grammars can say, trimming, comparing.
 //
-// Markdown and the JSON inline grammar (contracts/inline-markup.ts) both become this tree. A tree is
+// Markdown and the JSON inline grammar (document/inline-markup.ts) both become this tree. A tree is
 // *fitted* to what both can express — no emphasis inside the same emphasis, no link inside a link,
 // math that can be written between single dollars, side-by-side formulas joined — before printing.
 import type { Inline } from '../inline-markup.js';

@@ -2,7 +2,7 @@
 //
 // parseMarkdown(serializeMarkdown(doc)) equals doc after both pass through normalizeDocument:
 //  - schema defaults are filled in (validateDocument: size A4, newPage true, …);
-//  - every markup field is in its canonical spelling (contracts/markdown/inline.ts): escapes only
+//  - every markup field is in its canonical spelling (document/markdown/inline.ts): escapes only
 //    where needed, `{{name}}` for `${name}`, spaces and line breaks at its ends dropped, line breaks
 //    in headings, table cells and quote attributions as spaces, nested emphasis that JSON cannot
 //    express simplified;

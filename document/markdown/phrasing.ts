@@ -1,4 +1,4 @@
-// mdast inline content → the inline tree of contracts/inline-markup.ts, with a warning for what document JSON cannot hold.
+// mdast inline content → the inline tree of document/inline-markup.ts, with a warning for what document JSON cannot hold.
 import type { Nodes, PhrasingContent, RootContent } from 'mdast';
 import type { Inline } from '../inline-markup.js';
 import type { ParseContext } from './context.js';

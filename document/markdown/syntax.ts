@@ -71,7 +71,7 @@ function budgetOf(context: TokenizeContext): { left: number } {
 /** Longest citation body: keys and locators, not prose. */
 const MAX_CITATION_BODY = 1000;
 
-/** `{{ name }}` or `${name}`: the same names as VARIABLE in contracts/inline-markup.ts. */
+/** `{{ name }}` or `${name}`: the same names as VARIABLE in document/inline-markup.ts. */
 const variable: Construct = { name: 'quireVariable', add: 'before', tokenize: tokenizeVariable };
 
 function tokenizeVariable(this: TokenizeContext, effects: Effects, ok: State, nok: State): State {
@@ -329,7 +329,7 @@ export interface CitationItem {
   locator?: string;
 }
 
-/** `key`, `key, p. 12`, `a; b, ch. 3` → items; null when a part has no usable key (the rule of contracts/inline-markup.ts). */
+/** `key`, `key, p. 12`, `a; b, ch. 3` → items; null when a part has no usable key (the rule of document/inline-markup.ts). */
 export function parseCitationBody(body: string): CitationItem[] | null {
   const items: CitationItem[] = [];
   for (const part of body.split(';')) {

@@ -1,5 +1,5 @@
 // Job input and result of render.pdf. The input is built by the kernel's render service (the client's
-// request is `{config, pdfProfile, webhook}`, checked with contracts/document-validator.ts).
+// request is `{config, pdfProfile, webhook}`, checked with document/validator.ts).
 import { Type, type Static } from '@sinclair/typebox';
 import { PdfComplianceSchema, PdfProfileSchema } from '../../contracts/render.js';
 export type { PdfCompliance, PdfProfile } from '../../contracts/render.js';
