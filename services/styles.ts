@@ -1,4 +1,4 @@
-// Style presets seen from the kernel: one lookup for built-in and workspace presets, and resolving a stylePresetId for a render.
+// Style presets for the services and routes: one lookup for built-in and workspace presets, and resolving a stylePresetId for a render.
 import type { Defaults } from '../contracts/document-json.js';
 import { SYSTEM_STYLE_PREFIX, type StylePreset } from '../contracts/styles.js';
 import { systemStylePreset } from '../contracts/system-styles.js';
