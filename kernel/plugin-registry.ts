@@ -2,13 +2,13 @@
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
-import { Type } from '@sinclair/typebox';
 import semver from 'semver';
 import { ajv, compileSchema, formatAjvErrors } from '../contracts/schema.js';
-import { KERNEL_VERSION, PLUGIN_KINDS, type ActionDeclaration, type PluginDefinition, type PluginServices, type PoolLimits } from '../sdk/plugin-api.js';
+import { KERNEL_VERSION, type ActionDeclaration, type PluginDefinition, type PluginServices, type PoolLimits } from '../sdk/plugin-api.js';
 import { PluginPool } from './plugin-pool.js';
 import type { QuireConfig } from './config.js';
 import { KERNEL_JOB_ERRORS } from '../contracts/errors.js';
+import { PluginManifestSchema } from '../contracts/plugin-manifest.js';
 
 export type PluginState = 'enabled' | 'disabled' | 'unavailable';
 
@@ -35,60 +35,7 @@ export class PluginLoadError extends Error {
   override name = 'PluginLoadError';
 }
 
-const ManifestSchema = Type.Object({
-  id: Type.String({ pattern: '^[a-z][a-z0-9-]{1,62}$' }),
-  version: Type.String({ minLength: 5 }),
-  kernel: Type.String({ minLength: 1 }),
-  kind: Type.Union(PLUGIN_KINDS.map((k) => Type.Literal(k))),
-  description: Type.String({ minLength: 1 }),
-  actions: Type.Array(
-    Type.Object({
-      name: Type.String({ pattern: '^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)+$' }),
-      export: Type.String({ pattern: '^[A-Za-z_$][A-Za-z0-9_$]*$' }),
-      route: Type.Optional(Type.Object({ method: Type.Literal('POST'), path: Type.String({ pattern: '^/[a-z0-9/_-]+$' }) })),
-      target: Type.Optional(Type.String({ pattern: '^[a-z0-9]+$' })),
-      summary: Type.String({ minLength: 1 }),
-      description: Type.Optional(Type.String()),
-      files: Type.Optional(
-        Type.Array(Type.Object({ field: Type.String({ minLength: 1 }), accept: Type.Array(Type.String({ minLength: 3 }), { minItems: 1 }), maxBytes: Type.Optional(Type.Integer({ minimum: 1 })) })),
-      ),
-      pageSpecs: Type.Optional(Type.Array(Type.Object({ field: Type.String(), file: Type.String() }, { additionalProperties: false }))),
-      pages: Type.Optional(
-        Type.Object(
-          {
-            file: Type.String({ minLength: 1 }),
-            specs: Type.Optional(Type.String({ minLength: 1 })),
-            firstPages: Type.Optional(Type.Integer({ minimum: 1 })),
-            planLimits: Type.Optional(Type.Record(Type.String(), Type.Integer({ minimum: 1 }))),
-            pdfOnly: Type.Optional(Type.Array(Type.Object({ field: Type.String(), values: Type.Optional(Type.Array(Type.String())) }, { additionalProperties: false }))),
-            onlyWhen: Type.Optional(Type.Array(Type.Object({ field: Type.String(), other: Type.String(), values: Type.Array(Type.String()) }, { additionalProperties: false }))),
-          },
-          { additionalProperties: false },
-        ),
-      ),
-      credits: Type.Object({
-        perRequest: Type.Number({ minimum: 0 }),
-        perPage: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Object({ field: Type.String(), values: Type.Record(Type.String(), Type.Number({ minimum: 0 })) })])),
-      }),
-    }),
-    { minItems: 1 },
-  ),
-  requires: Type.Array(Type.Object({ name: Type.String({ minLength: 1 }), probe: Type.Array(Type.String(), { minItems: 1 }), install: Type.String(), optional: Type.Optional(Type.Boolean()) })),
-  pool: Type.Object({
-    maxThreads: Type.Integer({ minimum: 1 }),
-    maxQueue: Type.Integer({ minimum: 0 }),
-    memoryMb: Type.Integer({ minimum: 32 }),
-    timeoutMs: Type.Integer({ minimum: 100 }),
-    maxBacklog: Type.Integer({ minimum: 1 }),
-    recycleAfter: Type.Optional(Type.Integer({ minimum: 0 })),
-    idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000 })),
-    runBetweenTasks: Type.Optional(Type.Boolean()),
-  }),
-  outbound: Type.Optional(Type.Boolean()),
-  llm: Type.Optional(Type.Boolean()),
-  errors: Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.String()),
-});
-const validateManifest = compileSchema(ManifestSchema);
+const validateManifest = compileSchema(PluginManifestSchema);
 
 export class PluginRegistry {
   readonly plugins = new Map<string, LoadedPlugin>();

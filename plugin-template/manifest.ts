@@ -1,6 +1,6 @@
 // text-stats: a minimal third-party plugin to copy — counts lines, words, characters and bytes of an uploaded text file.
-// Outside the Quire source tree, replace this import with your own copy of sdk/plugin-api.ts (see README.md).
-import { definePlugin } from '../sdk/plugin-api.js';
+// In the Quire repository the SDK is imported by path; a copy outside it imports '@quire/plugin-sdk' (see README.md).
+import { definePlugin } from '../sdk/index.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

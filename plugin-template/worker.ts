@@ -1,5 +1,5 @@
 // Worker of text.stats: decodes the file as strict UTF-8 in chunks (bounded memory) and counts as it goes.
-import { PluginError, type WorkerInput, type WorkerOutput } from '../sdk/plugin-api.js';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../sdk/index.js';
 import type { StatsParams, StatsResultBody } from './contract.js';
 
 const CHUNK_BYTES = 64 * 1024;

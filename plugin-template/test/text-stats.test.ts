@@ -1,17 +1,15 @@
-// text-stats through the public surface: the real server with the plugin in externalPlugins, and the kernel's run API.
+// text-stats through the public surface: the real server with the plugin in externalPlugins, and the kernel's run API (both from the SDK's testing export).
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, OWNER_KEY, ROOT, cleanup, type RunningServer } from '../../test/helpers/quire-server.js';
-import { ApiClient } from '../../test/helpers/api-client.js';
-import { notAPdf } from '../../test/fixtures/pdfs.js';
-import { JobError } from '../../contracts/errors.js';
-import { PluginPool } from '../../kernel/plugin-pool.js';
-import type { WorkerOutput } from '../../sdk/plugin-api.js';
+import { startQuire, pluginRunner, type QuireClient, type QuireTestServer, type PluginRunner } from '../../sdk/testing.js';
+import type { WorkerOutput } from '../../sdk/index.js';
 import plugin from '../manifest.js';
 
-const MANIFEST = path.join(ROOT, 'dist/plugin-template/manifest.js');
+/** The compiled manifest beside this compiled test (`dist/test/` → `dist/manifest.js`). */
+const MANIFEST = path.join(path.dirname(fileURLToPath(import.meta.url)), '../manifest.js');
 const ROUTE = '/api/v1/dev/tools/text/stats';
 
 /** Counted here without the worker's code: UTF-8 lead bytes for characters, regex splits for words and lines. */
@@ -26,12 +24,14 @@ function expectedStats(bytes: Uint8Array): { lines: number; words: number; chara
   return { lines, words, characters, bytes: bytes.length };
 }
 
+/** A 1×1 PNG: an upload of a type the action does not accept. */
+const PNG = new Uint8Array(Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64'));
 const utf8 = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
 const ascii = (n: number) => 'a'.repeat(n);
 
-let server: RunningServer;
-let api: ApiClient;
-const pool = PluginPool.forPlugin(plugin);
+let server: QuireTestServer;
+let api: QuireClient;
+let pool: PluginRunner;
 
 function runWorker(bytes: Uint8Array, filename = 'input.txt'): Promise<WorkerOutput> {
   const fileId = randomUUID();
@@ -43,14 +43,14 @@ async function balance(): Promise<number> {
 }
 
 test.before(async () => {
-  server = await startServer({ config: { externalPlugins: [MANIFEST] } });
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
+  server = await startQuire({ externalPlugins: [MANIFEST] });
+  api = server.client;
+  pool = await pluginRunner(plugin);
 });
 
 test.after(async () => {
   await pool.close();
   await server.stop();
-  cleanup(server.dataDir);
 });
 
 test('counts lines, words, characters and bytes of an uploaded UTF-8 text file and charges 1 credit', async () => {
@@ -123,7 +123,7 @@ test('fails the job with a NOT_UTF8 message when invalid bytes lie past the part
 });
 
 test('answers 415 at creation when the file is not text, and 400 naming the field for a body that breaks the contract', async () => {
-  const png = await api.uploadId(notAPdf(), 'picture.txt');
+  const png = await api.uploadId(PNG, 'picture.txt');
   const wrongType = await api.post(ROUTE, { fileId: png });
   assert.is(wrongType.status, 415);
   assert.is(wrongType.body.code, 'UNSUPPORTED_MEDIA_TYPE');
@@ -156,7 +156,7 @@ test('publishes the route in the OpenAPI document and lists the plugin as an ena
 });
 
 test('the worker exports exactly the functions the manifest names', async () => {
-  assert.equal(await pool.describe(), plugin.manifest.actions.map((a) => a.export));
+  assert.equal(await pool.exports(), plugin.manifest.actions.map((a) => a.export));
 });
 
 test('fails with the declared code NOT_UTF8 through the kernel run API for UTF-16 bytes and a truncated sequence', async () => {
@@ -166,9 +166,9 @@ test('fails with the declared code NOT_UTF8 through the kernel run API for UTF-1
       await runWorker(bytes, 'bad.txt');
       assert.unreachable('the worker should have failed');
     } catch (err) {
-      assert.instance(err, JobError);
-      assert.is((err as JobError).code, 'NOT_UTF8');
-      assert.match((err as JobError).message, 'bad.txt');
+      assert.instance(err, Error);
+      assert.is((err as Error & { code: string }).code, 'NOT_UTF8');
+      assert.match((err as Error).message, 'bad.txt');
     }
   }
 });

@@ -1,5 +1,5 @@
 // Fills a DOCX or ODT template: reads the package under limits, plans every placeholder, rewrites the text parts, adds pictures.
-import { PluginError, type WorkerFile } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerFile } from '../../sdk/index.js';
 import { DEFAULT_PACKAGE_LIMITS, writeZip, type OutEntry, type PackageLimits } from '../../engines/office-package/zip.js';
 import type { VariableValueT } from './contract.js';
 import { docxDialect } from './docx-format.js';

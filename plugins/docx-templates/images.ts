@@ -1,6 +1,6 @@
 // Pictures for image variables: checked (type, pixel limits, safe SVG), sized, and an SVG given a PNG fallback.
 import { imageSize } from 'image-size';
-import { PluginError, type WorkerFile } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerFile } from '../../sdk/index.js';
 
 export interface TemplateImage {
   /** Sequence number in this job: names the media file and the drawing. */

@@ -1,5 +1,5 @@
 // docx-templates: fills the placeholders of DOCX and ODT templates; PDF and cross-format output through a warm LibreOffice.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { libreOfficeComponents } from '../../engines/libreoffice/settings.js';
 import { contract } from './contract.js';
 import { TEMPLATE_ERRORS } from './errors.js';

@@ -1,5 +1,5 @@
 // The template's package: the ZIP read under limits with every entry checked, and the parts that hold text.
-import { PluginError } from '../../sdk/plugin-api.js';
+import { PluginError } from '../../sdk/index.js';
 import { PackageError, entryBytes, readZip, type PackageLimits, type ZipEntry } from '../../engines/office-package/zip.js';
 import { DOCX_TEXT_PARTS } from './docx-format.js';
 import { Tok, XmlError, attr, tokenize } from './xml-tokens.js';

@@ -1,5 +1,5 @@
 // Main-process side of docx-templates: the shared warm LibreOffice, and which requests need it.
-import type { ComponentRequest, PluginServices, ProvisionContext } from '../../sdk/plugin-api.js';
+import type { ComponentRequest, PluginServices, ProvisionContext } from '../../sdk/index.js';
 import { acquireLibreOffice } from '../../engines/libreoffice/shared.js';
 import { libreOfficeSettings } from '../../engines/libreoffice/settings.js';
 import { formatOfMime, type OfficeFormat } from '../../engines/libreoffice/formats.js';

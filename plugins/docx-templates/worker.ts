@@ -1,5 +1,5 @@
 // Worker of docx.replace-placeholders: fill the template in its own format, then convert through the main process's LibreOffice if asked.
-import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { FORMAT_INFO, formatOfMime, type OfficeFormat } from '../../engines/libreoffice/formats.js';
 import type { ReplaceParams, ReplaceResultBody } from './contract.js';
 import { fillTemplate, type TemplateFormat } from './fill.js';

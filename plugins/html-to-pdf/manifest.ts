@@ -1,5 +1,5 @@
 // html-to-pdf: prints an uploaded HTML file to PDF with headless Chromium; every request of the page passes the outbound URL policy.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { contract } from './contract.js';
 
 /** The spec's limit of an HTML file for HTML-to-PDF. */

@@ -2,8 +2,7 @@
 // Chromium with request.respond(), or refused. Chromium itself never opens a connection for the page.
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { fetchResource, UrlRefusedError, type FetchedResource } from '../../sdk/outbound-http.js';
-import type { UrlPolicy } from '../../sdk/url-policy.js';
+import { fetchResource, UrlRefusedError, type FetchedResource, type UrlPolicy } from '../../sdk/index.js';
 
 export interface GateLimits {
   maxRequests: number;

@@ -1,7 +1,7 @@
 // Operator settings of html-to-pdf (`plugins.html-to-pdf.settings`), checked and filled with defaults.
 import { Type, type Static } from '@sinclair/typebox';
 import { compileSchema, formatAjvErrors } from '../../contracts/schema.js';
-import { PluginError } from '../../sdk/plugin-api.js';
+import { PluginError } from '../../sdk/index.js';
 
 const MB = 1024 * 1024;
 

@@ -1,5 +1,5 @@
 // image-to-pdf: one PDF page per uploaded image, in request order, scaled to fit an A4 page.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

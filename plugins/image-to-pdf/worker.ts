@@ -3,7 +3,7 @@ import { PDFDocument, concatTransformationMatrix, drawObject, popGraphicsState, 
 import { imageSize } from 'image-size';
 import exifr from 'exifr';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { pixelLimitProblem, type ImageLimits } from '../../engines/image/image-check.js';
 import type { ImageToPdfParams, ImageToPdfResultBody } from './contract.js';
 

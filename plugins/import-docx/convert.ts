@@ -3,7 +3,7 @@ import type { Element, ImageElement, ListItem, TableCell, TableElement, TableRow
 import { DOCUMENT_LIMITS } from '../../contracts/document-json.js';
 import { inlineText, type Inline } from '../../document/inline-markup.js';
 import { toMarkup } from '../../document/markdown/json-markup.js';
-import { pendingImagePath } from '../../sdk/plugin-api.js';
+import { pendingImagePath } from '../../sdk/index.js';
 import { isElement, kid, kids, textContent, type XmlElement } from '../../engines/office-package/xml.js';
 import type { ImportContext } from './context.js';
 import { paragraphPieces, type Piece } from './inline.js';

@@ -1,5 +1,5 @@
 // import-docx: a Word file → document JSON and an import quality report, answered synchronously (importer kind).
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

@@ -1,5 +1,5 @@
 // Worker of import.docx: a DOCX package → validated document JSON plus a quality report; images go back to the kernel to store.
-import { PluginError, pendingImagePath, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, pendingImagePath, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { checkImage } from '../../engines/image/image-check.js';
 import { validateDocument } from '../../document/validator.js';
 import { DOCUMENT_LIMITS, type DocumentJson, type Element, type Section } from '../../contracts/document-json.js';

@@ -2,7 +2,7 @@
 // when one is configured (QUIRE_LLM_*), otherwise — and whenever the endpoint fails or its answer does not
 // pass the checks — the built-in engine. The result says which one answered (`engine`) and, after a
 // fallback, why (`fallbackReason`); the server log says the same with the details.
-import type { WorkerInput, WorkerLogEntry, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WorkerInput, WorkerLogEntry, WorkerOutput } from '../../sdk/index.js';
 import { LlmFailure, type LlmJob } from './llm.js';
 import { words } from './understand.js';
 

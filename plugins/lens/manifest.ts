@@ -1,6 +1,6 @@
 // lens: document understanding — OCR to Markdown / document JSON, classification, extraction, filenames; offline
 // unless the operator configures an OpenAI-compatible endpoint for classify, extract and filenames.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
 import { contract } from './contract.js';
 

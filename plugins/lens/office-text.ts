@@ -2,7 +2,7 @@
 // read from the document XML with fast-xml-parser (order preserved).
 import JSZip from 'jszip';
 import { XMLParser } from 'fast-xml-parser';
-import { PluginError } from '../../sdk/plugin-api.js';
+import { PluginError } from '../../sdk/index.js';
 import type { Block } from './layout.js';
 
 type Node = Record<string, unknown> & { ':@'?: Record<string, string> };

@@ -1,7 +1,7 @@
 // Reads the pages of a PDF as Lens text: the text layer through pdfjs where a page has one, Tesseract on a
 // 300-dpi image of the page where it has none; then running headers and footers are told apart.
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { PluginError } from '../../sdk/plugin-api.js';
+import { PluginError } from '../../sdk/index.js';
 import { openPdfjsDocument, PdfRasteriser } from '../../engines/pdf/raster/rasterise.js';
 import { bodySize, buildLines, headingSizes, marginKey, marginLines, readingOrder, toBlocks, type PageText, type Run } from './layout.js';
 import { OcrSession, type OcrPage } from './ocr-engine.js';

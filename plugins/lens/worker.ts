@@ -1,5 +1,5 @@
 // Worker of the Lens actions: reads the document (PDF text layer or OCR, DOCX, ODT, Markdown) and answers.
-import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { validateDocument } from '../../document/validator.js';
 import { resolveSpecs } from '../../engines/pdf/page-selection.js';
 import type { Block, PageText } from './layout.js';

@@ -1,5 +1,5 @@
 // pdf-fill-form: sets the values of a PDF's AcroForm fields, regenerates their appearances and optionally flattens them.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { contract } from './contract.js';
 

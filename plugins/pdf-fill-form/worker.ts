@@ -1,6 +1,6 @@
 // Worker of pdf.fill-form: checks every requested value against its field first, then sets them, regenerates appearances, and flattens on request.
 import { PDFArray, PDFBool, PDFButton, PDFCheckBox, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFRef, PDFSignature, PDFTextField, type PDFDocument, type PDFField, type PDFForm } from 'pdf-lib';
-import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { FormFontResources, checkFieldTree, fieldOptions, fieldType, formPresence, openForm, type FieldType } from '../../engines/pdf/form.js';
 import { guardPdf, guardPdfSync, openPdf, savePdf } from '../../engines/pdf/load.js';
 import { FACE_NAMES, FONT_RULE, TextFonts, describeChars, singleFace, type FaceId } from '../../engines/pdf/text-fonts.js';

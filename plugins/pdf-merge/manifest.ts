@@ -1,5 +1,5 @@
 // pdf-merge: joins several uploaded PDFs into one, pages in request order.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { contract } from './contract.js';
 

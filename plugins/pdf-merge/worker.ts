@@ -1,5 +1,5 @@
 // Worker of pdf.merge: writes every page of every input, in request order, into a new PDF.
-import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/index.js';
 import { guardPdfSync, openPdf, type OpenedPdf } from '../../engines/pdf/load.js';
 import { PdfPageWriter } from '../../engines/pdf/page-writer.js';
 import type { MergeParams, MergeResultBody } from './contract.js';

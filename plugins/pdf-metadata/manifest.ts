@@ -1,5 +1,5 @@
 // pdf-metadata: reports a PDF's document information, version, pages, encryption, tagging, PDF/A and PDF/UA claims and form fields; optionally sets the information.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { contract } from './contract.js';
 

@@ -1,6 +1,6 @@
 // Worker of pdf.metadata: describes the opened PDF; with `set`, writes the new information (Info and XMP) and describes the result.
 import { PDFDict, PDFHexString, PDFName, PDFRawStream, PDFRef, PDFStream, decodePDFRawStream, type PDFDocument } from 'pdf-lib';
-import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/index.js';
 import { readFormFields } from '../../engines/pdf/form.js';
 import { guardPdfSync, openPdf, savePdf } from '../../engines/pdf/load.js';
 import { pageTurn, visibleBox } from '../../engines/pdf/page-box.js';

@@ -1,5 +1,5 @@
 // pdf-rotate: turns selected pages of an uploaded PDF by a multiple of 90 degrees.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
 import { contract } from './contract.js';

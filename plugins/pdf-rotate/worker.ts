@@ -1,6 +1,6 @@
 // Worker of pdf.rotate: adds the angle to /Rotate of the selected pages and saves the document.
 import { PDFName, PDFNumber, degrees } from 'pdf-lib';
-import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/index.js';
 import { resolveSpecs } from '../../engines/pdf/page-selection.js';
 import { openPdf, savePdf } from '../../engines/pdf/load.js';
 import type { RotateParams, RotateResultBody } from './contract.js';

@@ -1,5 +1,5 @@
 // pdf-split: cuts one uploaded PDF into page ranges, one PDF per range (zipped when there are several).
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
 import { contract } from './contract.js';

@@ -1,5 +1,5 @@
 // Worker of pdf.split: one new PDF per page range; several ranges are packed into a ZIP.
-import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/index.js';
 import { resolveSpecs } from '../../engines/pdf/page-selection.js';
 import { guardPdfSync, openPdf } from '../../engines/pdf/load.js';
 import { PdfPageWriter } from '../../engines/pdf/page-writer.js';

@@ -1,5 +1,5 @@
 // pdf-unlock: removes the password protection and encryption of an uploaded PDF with qpdf.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { QPDF_COMPONENT } from '../../engines/pdf/qpdf.js';
 import { contract } from './contract.js';

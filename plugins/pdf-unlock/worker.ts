@@ -2,7 +2,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { openPdf, prescreenPdf } from '../../engines/pdf/load.js';
 import { qpdfLimits, qpdfMessage, runQpdf, type QpdfLimits } from '../../engines/pdf/qpdf.js';
 import type { UnlockParams, UnlockResultBody } from './contract.js';

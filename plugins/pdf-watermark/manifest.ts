@@ -1,5 +1,5 @@
 // pdf-watermark: stamps text or an image on selected pages of a PDF, over or under their content.
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
 import { contract } from './contract.js';

@@ -1,6 +1,6 @@
 // Worker of pdf.watermark: builds the watermark once (a form XObject for text, an image XObject), then paints it on each selected page with a small shared content stream.
 import { PDFArray, PDFDict, PDFName, PDFRef, type PDFContext, type PDFDocument, type PDFFont, type PDFObject } from 'pdf-lib';
-import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { resolveSpecs } from '../../engines/pdf/page-selection.js';
 import { guardPdf, guardPdfSync, openPdf, savePdf } from '../../engines/pdf/load.js';
 import { pageTurn, visibleBox } from '../../engines/pdf/page-box.js';

@@ -1,5 +1,5 @@
 // render-docx: the DOCX render target. Document JSON → the resolved office model → native Word structures (docx).
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

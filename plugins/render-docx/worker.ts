@@ -1,5 +1,5 @@
 // Worker of render.docx: document JSON → the resolved office model (shared with ODT) → DOCX bytes.
-import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../sdk/index.js';
 import { writeDocx } from '../../engines/office/docx-writer.js';
 import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../../engines/office/office-target.js';
 import type { RenderDocxParams } from './contract.js';

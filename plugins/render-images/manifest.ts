@@ -1,5 +1,5 @@
 // render-images: the PNG and JPEG render targets. Document JSON → the PDF of render-pdf → page images (pdfjs + canvas).
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
 import { prepareTypstEnvironment } from '../../engines/typst/environment.js';
 import { contract } from './contract.js';

@@ -1,5 +1,5 @@
 // Worker of render.png and render.jpeg: the PDF of render.pdf (same compile step), then the selected pages as images.
-import { PluginError, type WarmUpPause, type WorkerInput, type WorkerOutput } from '../../sdk/plugin-api.js';
+import { PluginError, type WarmUpPause, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { resolveSpecs } from '../../engines/pdf/page-selection.js';
 import { storedZip } from '../../engines/archive/zip-store.js';

@@ -1,5 +1,5 @@
 // render-odt: the ODT render target. Document JSON → the resolved office model → OpenDocument Text (ODF 1.2).
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { contract } from './contract.js';
 
 export default definePlugin({

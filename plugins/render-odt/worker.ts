@@ -1,5 +1,5 @@
 // Worker of render.odt: document JSON → the resolved office model (shared with DOCX) → ODT bytes.
-import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WarmUpPause, WorkerInput, WorkerOutput } from '../../sdk/index.js';
 import { writeOdt } from '../../engines/office/odt-writer.js';
 import { ODT_MIME } from '../../engines/office/odt-common.js';
 import { renderOffice, warmUpOfficeThread, type OfficeTarget } from '../../engines/office/office-target.js';

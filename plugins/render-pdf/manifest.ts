@@ -1,5 +1,5 @@
 // render-pdf: the PDF render target. Document JSON → Typst → tagged PDF (standard, PDF/A or PDF/UA).
-import { definePlugin } from '../../sdk/plugin-api.js';
+import { definePlugin } from '../../sdk/index.js';
 import { contract } from './contract.js';
 import { prepareTypstEnvironment } from '../../engines/typst/environment.js';
 

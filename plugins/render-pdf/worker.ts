@@ -1,5 +1,5 @@
 // Worker of render.pdf: the document compiled by compile.ts, handed out as the job's PDF.
-import type { WorkerInput, WorkerOutput } from '../../sdk/plugin-api.js';
+import type { WorkerInput, WorkerOutput } from '../../sdk/index.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 import { compileDocument, warmUpCompiler } from '../../engines/typst/compile.js';
 import type { RenderParams } from './contract.js';

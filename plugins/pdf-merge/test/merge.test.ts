@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JobError } from '../../../contracts/errors.js';
-import type { WorkerFile, WorkerOutput } from '../../../sdk/plugin-api.js';
+import type { WorkerFile, WorkerOutput } from '../../../sdk/index.js';
 import { PluginPool } from '../../../kernel/plugin-pool.js';
 import { pdfinfoPages, pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../../test/fixtures/pdf-readers.js';
 import {

@@ -4,7 +4,7 @@ import { PDFDocument, degrees } from 'pdf-lib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JobError } from '../../../contracts/errors.js';
-import type { WorkerOutput } from '../../../sdk/plugin-api.js';
+import type { WorkerOutput } from '../../../sdk/index.js';
 import { PluginPool } from '../../../kernel/plugin-pool.js';
 import { pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../../test/fixtures/pdf-readers.js';
 import {
