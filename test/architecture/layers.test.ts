@@ -1,6 +1,7 @@
 // The layer rule (docs/architecture.md): imports run one way, server → services → kernel, engines and the
 // document language → contracts; plugins see only the SDK, engines, the document language and contracts, never
-// the kernel or each other. Checked over every import of every source file, type-only imports included.
+// the kernel or each other, and they reach the SDK only through its public face (sdk/index.ts, the package
+// @quire/plugin-sdk). Checked over every import of every source file, type-only imports included.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -13,6 +14,7 @@ const ROOT = path.resolve(new URL('../../../', import.meta.url).pathname);
 const MAY_IMPORT: Record<string, readonly string[]> = {
   contracts: [],
   document: ['contracts'],
+  // sdk/testing.ts drives a built Quire (its server process, its kernel's pool) found at run time, never by import.
   sdk: ['contracts'],
   engines: ['contracts', 'document', 'sdk'],
   kernel: ['contracts', 'sdk', 'engines'],
@@ -22,6 +24,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'plugin-template': ['sdk'],
 };
 const ROOMS = Object.keys(MAY_IMPORT);
+/** The one SDK module plugins and the template import: what the package `@quire/plugin-sdk` exports as `.`. */
+const SDK_FACE = 'sdk/index.ts';
 /** The one file above the plugins: the composition root loads the built-in plugin list. */
 const PLUGIN_LIST_IMPORTERS = new Set(['server/composition-root.ts']);
 
@@ -65,6 +69,9 @@ function violations(): string[] {
       if (target === 'plugins/builtin.ts' && PLUGIN_LIST_IMPORTERS.has(file)) continue;
       const allowed = toLayer !== 'plugins' && MAY_IMPORT[fromLayer]?.includes(toLayer);
       if (!allowed) out.push(`${file} imports ${target} (${from} may import ${MAY_IMPORT[fromLayer]?.join(', ') || 'nothing of ours'})`);
+      else if (toLayer === 'sdk' && (fromLayer === 'plugins' || fromLayer === 'plugin-template') && target !== SDK_FACE) {
+        out.push(`${file} imports ${target} (plugins reach the SDK through ${SDK_FACE}, its public face)`);
+      }
     }
   }
   return out;
@@ -109,6 +116,16 @@ test('the source files import each other without cycles', () => {
   };
   for (const file of graph.keys()) if (!state.has(file)) visit(file);
   assert.equal(cycles, []);
+});
+
+test('the checker itself refuses a plugin importing an SDK module other than its public face', () => {
+  graph.set('plugins/pdf-merge/__probe__.ts', ['sdk/plugin-api.ts', 'sdk/index.ts', 'engines/pdf/load.ts']);
+  try {
+    const found = violations().filter((v) => v.startsWith('plugins/pdf-merge/__probe__.ts'));
+    assert.equal(found, ['plugins/pdf-merge/__probe__.ts imports sdk/plugin-api.ts (plugins reach the SDK through sdk/index.ts, its public face)']);
+  } finally {
+    graph.delete('plugins/pdf-merge/__probe__.ts');
+  }
 });
 
 test('the checker itself refuses a back-import (a kernel file importing a plugin or a service)', () => {
