@@ -1,5 +1,5 @@
 // Request and result schemas of text.stats; they drive request validation, the worker's types and the OpenAPI document.
-import { Type, type Static } from '../sdk/index.js';
+import { Type, type Static } from '../sdk/schema.js';
 
 const StatsInput = Type.Object(
   {

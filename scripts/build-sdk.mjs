@@ -9,7 +9,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = path.join(ROOT, 'dist/sdk-package');
 
 rmSync(OUT, { recursive: true, force: true });
-// A declaration build of sdk/index.ts and sdk/testing.ts; tsc follows their imports (the rest of sdk/, contracts/plugin-manifest.ts).
+// A declaration build of the entries (sdk/index.ts, schema.ts, outbound.ts, testing.ts); tsc follows their imports (the rest of sdk/, contracts/plugin-manifest.ts).
 execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'sdk/tsconfig.json')], { stdio: 'inherit' });
 
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'sdk/package.json'), 'utf8'));

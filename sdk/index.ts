@@ -1,9 +1,6 @@
-// The plugin SDK's public face (`@quire/plugin-sdk`): everything a plugin imports from Quire, built-ins and third parties alike.
+// The plugin SDK's public face (`@quire/plugin-sdk`): what a plugin's manifest and worker import from Quire,
+// built-ins and third parties alike. Worker threads load it, so it stays light: no TypeBox and no network code
+// here (TypeBox alone costs a new thread hundreds of milliseconds); those are the `schema` and `outbound` entries.
 export * from './plugin-api.js';
-export { PluginManifestSchema } from '../contracts/plugin-manifest.js';
-// TypeBox comes with the SDK, so a plugin's contract needs no dependency of its own (and uses the SDK's copy).
-export { Type, type Static, type TSchema } from '@sinclair/typebox';
-// For plugins whose manifest declares `outbound`: every request goes through the URL policy.
-export * from './url-policy.js';
-export * from './outbound-http.js';
 export * from './page-spec.js';
+export type { Static, TSchema } from '@sinclair/typebox';

@@ -2,7 +2,7 @@
 // Chromium with request.respond(), or refused. Chromium itself never opens a connection for the page.
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { HTTPRequest, Page } from 'puppeteer-core';
-import { fetchResource, UrlRefusedError, type FetchedResource, type UrlPolicy } from '../../sdk/index.js';
+import { fetchResource, UrlRefusedError, type FetchedResource, type UrlPolicy } from '../../sdk/outbound.js';
 
 export interface GateLimits {
   maxRequests: number;

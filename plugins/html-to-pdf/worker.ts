@@ -1,6 +1,7 @@
 // Worker of convert.html-to-pdf: the uploaded page in a fresh incognito context of this thread's warm Chromium (opened while the thread waited), printed to PDF.
 import type { Page } from 'puppeteer-core';
-import { PluginError, type WorkerInput, type WorkerOutput, UrlPolicy } from '../../sdk/index.js';
+import { PluginError, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
+import { UrlPolicy } from '../../sdk/outbound.js';
 import type { HtmlToPdfParams, HtmlToPdfResultBody } from './contract.js';
 import { BrowserHost, type JobPage } from './browser-host.js';
 import { decodeHtml } from './html-text.js';

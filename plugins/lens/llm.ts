@@ -3,7 +3,8 @@
 // it must parse and fit the schema, a category must be one of the caller's, a value of a declared type must
 // convert to it, and every value must be written in the document (evidence.ts) or it counts as not found.
 // Any failure throws LlmFailure and the caller answers with the built-in engine instead.
-import { HttpStatusError, postForJson, RequestTimeoutError, UrlRefusedError, UrlPolicy, type LlmEndpoint, type OutboundSettings } from '../../sdk/index.js';
+import { HttpStatusError, postForJson, RequestTimeoutError, UrlRefusedError, UrlPolicy } from '../../sdk/outbound.js';
+import type { LlmEndpoint, OutboundSettings } from '../../sdk/index.js';
 import { ajv, formatAjvErrors } from '../../contracts/schema.js';
 import { Evidence, toIsoDate } from './evidence.js';
 import { parseAmount, type Classification, type FieldType, type FieldValue } from './understand.js';

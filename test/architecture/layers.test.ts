@@ -24,8 +24,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'plugin-template': ['sdk'],
 };
 const ROOMS = Object.keys(MAY_IMPORT);
-/** The one SDK module plugins and the template import: what the package `@quire/plugin-sdk` exports as `.`. */
-const SDK_FACE = 'sdk/index.ts';
+/** The SDK modules plugins and the template import: the entries the package `@quire/plugin-sdk` exports (`.`, `./schema`, `./outbound`). */
+const SDK_FACE = new Set(['sdk/index.ts', 'sdk/schema.ts', 'sdk/outbound.ts']);
 /** The one file above the plugins: the composition root loads the built-in plugin list. */
 const PLUGIN_LIST_IMPORTERS = new Set(['server/composition-root.ts']);
 
@@ -69,8 +69,8 @@ function violations(): string[] {
       if (target === 'plugins/builtin.ts' && PLUGIN_LIST_IMPORTERS.has(file)) continue;
       const allowed = toLayer !== 'plugins' && MAY_IMPORT[fromLayer]?.includes(toLayer);
       if (!allowed) out.push(`${file} imports ${target} (${from} may import ${MAY_IMPORT[fromLayer]?.join(', ') || 'nothing of ours'})`);
-      else if (toLayer === 'sdk' && (fromLayer === 'plugins' || fromLayer === 'plugin-template') && target !== SDK_FACE) {
-        out.push(`${file} imports ${target} (plugins reach the SDK through ${SDK_FACE}, its public face)`);
+      else if (toLayer === 'sdk' && (fromLayer === 'plugins' || fromLayer === 'plugin-template') && !SDK_FACE.has(target)) {
+        out.push(`${file} imports ${target} (plugins reach the SDK through its entries ${[...SDK_FACE].join(', ')})`);
       }
     }
   }
@@ -122,7 +122,7 @@ test('the checker itself refuses a plugin importing an SDK module other than its
   graph.set('plugins/pdf-merge/__probe__.ts', ['sdk/plugin-api.ts', 'sdk/index.ts', 'engines/pdf/load.ts']);
   try {
     const found = violations().filter((v) => v.startsWith('plugins/pdf-merge/__probe__.ts'));
-    assert.equal(found, ['plugins/pdf-merge/__probe__.ts imports sdk/plugin-api.ts (plugins reach the SDK through sdk/index.ts, its public face)']);
+    assert.equal(found, ['plugins/pdf-merge/__probe__.ts imports sdk/plugin-api.ts (plugins reach the SDK through its entries sdk/index.ts, sdk/schema.ts, sdk/outbound.ts)']);
   } finally {
     graph.delete('plugins/pdf-merge/__probe__.ts');
   }

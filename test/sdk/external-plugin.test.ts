@@ -40,7 +40,7 @@ test.before(() => {
   cpSync(path.join(ROOT, 'plugin-template'), plugin, { recursive: true });
   for (const file of ['manifest.ts', 'contract.ts', 'worker.ts', 'test/text-stats.test.ts']) {
     const at = path.join(plugin, file);
-    writeFileSync(at, readFileSync(at, 'utf8').replaceAll(/'(?:\.\.\/)+sdk\/index\.js'/g, "'@quire/plugin-sdk'").replaceAll(/'(?:\.\.\/)+sdk\/testing\.js'/g, "'@quire/plugin-sdk/testing'"));
+    writeFileSync(at, readFileSync(at, 'utf8').replaceAll(/'(?:\.\.\/)+sdk\/index\.js'/g, "'@quire/plugin-sdk'").replaceAll(/'(?:\.\.\/)+sdk\/(schema|outbound|testing)\.js'/g, "'@quire/plugin-sdk/$1'"));
   }
   // …and install: `npm install <quire>/dist/sdk-package` links the folder into node_modules, as done here; the
   // dev dependencies (TypeScript, Node's types, uvu) are linked from Quire's own node_modules, so nothing is downloaded.
@@ -59,7 +59,7 @@ test.after(async () => {
 
 test('the copied template compiles against the SDK package alone: its modules import only @quire/plugin-sdk and uvu', () => {
   assert.ok(existsSync(path.join(plugin, 'dist/manifest.js')));
-  assert.equal([...packageImports(path.join(plugin, 'dist'))].sort(), ['@quire/plugin-sdk', '@quire/plugin-sdk/testing', 'uvu', 'uvu/assert']);
+  assert.equal([...packageImports(path.join(plugin, 'dist'))].sort(), ['@quire/plugin-sdk', '@quire/plugin-sdk/schema', '@quire/plugin-sdk/testing', 'uvu', 'uvu/assert']);
   const sdk = JSON.parse(readFileSync(path.join(plugin, 'node_modules/@quire/plugin-sdk/package.json'), 'utf8'));
   const kernelRange = /kernel: '([^']+)'/.exec(readFileSync(path.join(plugin, 'manifest.ts'), 'utf8'))![1];
   assert.is(sdk.name, '@quire/plugin-sdk');
