@@ -11,7 +11,7 @@ let server: RunningServer;
 let api: ApiClient;
 
 useServer(test, (started) => ({ server, api } = started), {
-  config: { externalPlugins: [fixturePlugin('kernel-probe')], plugins: { 'kernel-probe': { pool: { timeoutMs: 1500, maxBacklog: 3 } } } },
+  config: { externalPlugins: [fixturePlugin('kernel-probe')], plugins: { 'kernel-probe': { pool: { timeoutMs: 8000, maxBacklog: 3 } } } },
 });
 
 const balance = async () => (await api.get('/api/v1/dev/credits')).body.balance as number;
