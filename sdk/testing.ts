@@ -77,22 +77,38 @@ export class QuireClient {
   }
 
   /** Uploads and returns the file id; throws with the answer when the upload is refused. */
-  async uploadId(bytes: Uint8Array, filename: string): Promise<string> {
-    const r = await this.upload(bytes, filename);
-    if (r.status !== 201) throw new Error(`upload of ${filename} answered ${r.status}: ${r.bytes.toString()}`);
-    return r.body.id as string;
+  uploadId(bytes: Uint8Array, filename: string): Promise<string> {
+    return uploadFileId(this, bytes, filename);
   }
 
   /** Polls a tools job until it is COMPLETED or FAILED, and returns it. */
-  async waitForJob(jobId: string, timeoutMs = 60_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const r = await this.get(`/api/v1/dev/tools/jobs/${jobId}`);
-      if (r.status !== 200) throw new Error(`job ${jobId} answered ${r.status}: ${r.bytes.toString()}`);
-      if (r.body.status === 'COMPLETED' || r.body.status === 'FAILED') return r.body;
-      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${r.body.status} after ${timeoutMs} ms`);
-      await new Promise((done) => setTimeout(done, 50));
-    }
+  waitForJob(jobId: string, timeoutMs = 60_000): Promise<any> {
+    return pollToolsJob(this, jobId, timeoutMs);
+  }
+}
+
+/** What the two helpers below need of an HTTP client (QuireClient here, and Quire's own test client). */
+export interface ToolsClient {
+  get(urlPath: string): Promise<QuireResponse>;
+  upload(bytes: Uint8Array, filename: string): Promise<QuireResponse>;
+}
+
+/** Uploads a file and returns its id; throws with the answer when the upload is refused. */
+export async function uploadFileId(client: ToolsClient, bytes: Uint8Array, filename: string): Promise<string> {
+  const r = await client.upload(bytes, filename);
+  if (r.status !== 201) throw new Error(`upload of ${filename} answered ${r.status}: ${r.bytes.toString()}`);
+  return r.body.id as string;
+}
+
+/** Polls a tools job until it is COMPLETED or FAILED (bounded), and returns it. */
+export async function pollToolsJob(client: ToolsClient, jobId: string, timeoutMs = 60_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await client.get(`/api/v1/dev/tools/jobs/${jobId}`);
+    if (r.status !== 200) throw new Error(`job ${jobId} answered ${r.status}: ${r.bytes.toString()}`);
+    if (r.body.status === 'COMPLETED' || r.body.status === 'FAILED') return r.body;
+    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${r.body.status} after ${timeoutMs} ms`);
+    await new Promise((done) => setTimeout(done, 50));
   }
 }
 

@@ -1,4 +1,6 @@
-// A small HTTP client for tests: JSON calls, multipart uploads, job polling.
+// A small HTTP client for tests: JSON calls, multipart uploads, job polling (shared with the SDK's testing export).
+import { pollToolsJob, uploadFileId } from '../../sdk/testing.js';
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -50,22 +52,13 @@ export class ApiClient {
   }
 
   /** Uploads and returns the file id, failing loudly otherwise. */
-  async uploadId(bytes: Uint8Array, filename: string): Promise<string> {
-    const r = await this.upload(bytes, filename);
-    if (r.status !== 201) throw new Error(`upload of ${filename} answered ${r.status}: ${r.bytes.toString()}`);
-    return r.body.id as string;
+  uploadId(bytes: Uint8Array, filename: string): Promise<string> {
+    return uploadFileId(this, bytes, filename);
   }
 
   /** Polls a tools job until COMPLETED or FAILED (bounded). */
-  async waitForJob(jobId: string, timeoutMs = 60_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const r = await this.get(`/api/v1/dev/tools/jobs/${jobId}`);
-      if (r.status !== 200) throw new Error(`job ${jobId} answered ${r.status}: ${r.bytes.toString()}`);
-      if (r.body.status === 'COMPLETED' || r.body.status === 'FAILED') return r.body;
-      if (Date.now() > deadline) throw new Error(`job ${jobId} still ${r.body.status} after ${timeoutMs} ms`);
-      await new Promise((res) => setTimeout(res, 50));
-    }
+  waitForJob(jobId: string, timeoutMs = 60_000): Promise<any> {
+    return pollToolsJob(this, jobId, timeoutMs);
   }
 
   async download(url: string, withKey = false): Promise<ApiResponse> {
