@@ -1,7 +1,14 @@
 // Starts the real server as `npm start` does (`node dist/server/main.js` through scripts/with-allocator.sh) as a
 // child process on a free loopback port, with its own data dir.
+//
+// A server outlives nothing that started it. It stays in the test file's process group (not detached), so the
+// runner's kill of that group reaches it even when the test file itself was SIGKILLed; it inherits the run's
+// QUIRE_TEST_RUN mark, and so do the Chromium and LibreOffice it starts in groups of their own, so the runner finds
+// those too (scripts/run-tests.mjs). Within the test file, a server is stopped by the suite's `after`, and servers
+// still running when the file ends (a thrown error, a failed assertion before the stop, a signal) are killed with
+// everything they started by a reaper on exit and on SIGINT/SIGTERM/SIGHUP — which also covers a file run by hand.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +37,7 @@ export interface RunningServer {
   logs: () => string;
   /** Graceful: SIGTERM and wait for the exit code. */
   stop(): Promise<number | null>;
-  /** kill -9. */
+  /** kill -9 of the server and of what it started (Chromium, LibreOffice), as a supervisor ends a crashed service. */
   kill(): Promise<void>;
 }
 
@@ -52,10 +59,72 @@ function baseEnv(dataDir: string, extra: Record<string, string>, configPath?: st
     QUIRE_BOOTSTRAP_API_KEY: OWNER_KEY,
     QUIRE_LOG_LEVEL: 'info',
     QUIRE_RATE_LIMIT_PER_MINUTE: '0',
+    ...runMark(),
     ...extra,
   };
   if (configPath) env.QUIRE_CONFIG = configPath;
   return env;
+}
+
+/** The test runner's mark (scripts/run-tests.mjs), passed on so that whatever a server starts can be found. */
+function runMark(): Record<string, string> {
+  return process.env.QUIRE_TEST_RUN ? { QUIRE_TEST_RUN: process.env.QUIRE_TEST_RUN } : {};
+}
+
+/** The process and all its descendants, parents first, from /proc (a detached Chromium is still a child). */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  let names: string[] = [];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    /* no /proc: the process alone */
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+  return tree;
+}
+
+/** kill -9 of a server and everything it started: collected first, so that none is orphaned before it is found. */
+function killTree(proc: ChildProcess): void {
+  if (proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+  for (const pid of processTree(proc.pid)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+const running = new Set<ChildProcess>();
+let reaperInstalled = false;
+
+/** The reaper: on this process's exit (synchronous, so SIGKILL) and on a signal, no started server survives it. */
+function track(proc: ChildProcess): void {
+  running.add(proc);
+  proc.once('exit', () => running.delete(proc));
+  if (reaperInstalled) return;
+  reaperInstalled = true;
+  process.once('exit', () => running.forEach(killTree));
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      process.stderr.write(`\n${sig}: killing the ${running.size} Quire server(s) this test started\n`);
+      running.forEach(killTree);
+      // Our listener is gone: the signal's default action ends the process as the signal would have.
+      process.kill(process.pid, sig);
+    });
+  }
 }
 
 function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string; output: () => string } {
@@ -68,6 +137,7 @@ function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string
   // As npm start runs it: the script preloads jemalloc when installed, then execs node (same pid).
   const [cmd, args] = nodeWithAllocator([MAIN]);
   const proc = spawn(cmd, args, { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  track(proc);
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -82,7 +152,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     // Boot is ~7 s on a quiet machine; a busy shared one can take several times that. A server that never
     // listens is killed, so a failed start leaves no process behind.
     const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
+      killTree(proc);
       reject(new Error(`server did not start in ${START_TIMEOUT_MS / 1000} s:\n${output()}`));
     }, START_TIMEOUT_MS);
     const onData = () => {
@@ -114,7 +184,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
     },
     async kill() {
       if (proc.exitCode !== null || proc.signalCode) return;
-      proc.kill('SIGKILL');
+      killTree(proc);
       await exited;
     },
   };
@@ -124,7 +194,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 export async function startExpectingFailure(opts: ServerOptions): Promise<{ code: number | null; output: string }> {
   const { proc, output } = spawnServer(opts);
   // A setting a plugin reads is checked when that plugin loads, as late as a normal start.
-  const timer = setTimeout(() => proc.kill('SIGKILL'), START_TIMEOUT_MS);
+  const timer = setTimeout(() => killTree(proc), START_TIMEOUT_MS);
   const [code] = (await once(proc, 'exit')) as [number | null];
   clearTimeout(timer);
   return { code, output: output() };
@@ -132,7 +202,7 @@ export async function startExpectingFailure(opts: ServerOptions): Promise<{ code
 
 /** Runs the admin CLI against a data dir; returns parsed JSON output. */
 export async function admin(dataDir: string, args: string[]): Promise<{ code: number | null; json: any; stderr: string }> {
-  const proc = spawn(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH, QUIRE_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH, QUIRE_DATA_DIR: dataDir, ...runMark() }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout!.on('data', (d) => (stdout += d));
