@@ -5,6 +5,7 @@
 // text it was made from (the OCR reference, in reading order).
 
 import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { encodeCanvas } from '../engines/image/encode-canvas.js';
 
 type Json = any;
 
@@ -385,7 +386,7 @@ export async function degrade(png: Uint8Array, seed: number): Promise<{ bytes: U
     data.data[i] = data.data[i + 1] = data.data[i + 2] = v;
   }
   ctx.putImageData(data, 0, 0);
-  const bytes = new Uint8Array(await out.encode('jpeg', quality));
+  const bytes = new Uint8Array(await encodeCanvas(out, 'jpeg', quality));
   return { bytes, label: `${angle.toFixed(1)}°, blur ${blur.toFixed(2)}, noise ±${Math.round(noise / 2)}, JPEG q${quality}` };
 }
 

@@ -6,6 +6,7 @@ import { imageSize } from 'image-size';
 import { RenderInputError, type Length, type LoadedImage } from '../render-input.js';
 import { bundledFontBlobs } from '../fonts/pdf-fonts.js';
 import type { Picture } from './model.js';
+import { encodeCanvas } from '../image/encode-canvas.js';
 
 const CM_PER_INCH = 2.54;
 /** Natural size of a raster image without a usable resolution: CSS pixels. */
@@ -194,7 +195,7 @@ async function draw(svg: string, width: number, height: number): Promise<Uint8Ar
   const image = await loadImage(Buffer.from(sizedSvg(svg, width, height), 'utf8'));
   const canvas = createCanvas(width, height);
   canvas.getContext('2d').drawImage(image, 0, 0, width, height);
-  return new Uint8Array(await canvas.encode('png'));
+  return new Uint8Array(await encodeCanvas(canvas, 'png'));
 }
 
 /** Decodes raster bytes Word cannot show (WebP) and writes them as a PNG of the same pixels. */
@@ -202,7 +203,7 @@ export async function rasterToPng(bytes: Uint8Array): Promise<{ png: Uint8Array;
   const image = await loadImage(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const canvas = createCanvas(image.width, image.height);
   canvas.getContext('2d').drawImage(image, 0, 0);
-  return { png: new Uint8Array(await canvas.encode('png')), width: image.width, height: image.height };
+  return { png: new Uint8Array(await encodeCanvas(canvas, 'png')), width: image.width, height: image.height };
 }
 
 /**

@@ -6,6 +6,7 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { pixelLimitProblem, type ImageLimits } from '../../engines/image/image-check.js';
 import type { ImageToPdfParams, ImageToPdfResultBody } from './contract.js';
+import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 
 /** A4 in points, and the margin kept free on every side (10 mm). */
 const A4 = { short: 595.28, long: 841.89 };
@@ -65,7 +66,7 @@ async function embed(pdf: PDFDocument, file: WorkerFile, label: string, limits: 
     const decoded = await loadImage(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
     const canvas = createCanvas(decoded.width, decoded.height);
     canvas.getContext('2d').drawImage(decoded, 0, 0);
-    return { image: await pdf.embedPng(await canvas.encode('png')), orientation, reencoded: true };
+    return { image: await pdf.embedPng(await encodeCanvas(canvas, 'png')), orientation, reencoded: true };
   } catch (err) {
     throw new PluginError('IMAGE_INVALID', `${label}: the ${file.mimeType} image cannot be decoded (${(err as Error).message}); the file is damaged or uses an encoding PDF cannot hold. Export it again as baseline JPEG or PNG.`);
   }

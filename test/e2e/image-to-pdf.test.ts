@@ -8,6 +8,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { qpdfCheck } from '../fixtures/pdf-readers.js';
 import { pdfimagesList, pdfinfoPageSizes, pdfPageGrey } from '../helpers/poppler.js';
+import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 
 const ROUTE = '/api/v1/dev/tools/convert/image-to-pdf';
 const A4_PORTRAIT = { width: 595.28, height: 841.89 };
@@ -26,7 +27,7 @@ async function halves(width: number, height: number, format: 'png' | 'jpeg' | 'g
   ctx.fillRect(0, 0, width, height);
   ctx.fillStyle = '#000000';
   ctx.fillRect(0, 0, Math.floor(width / 2), height);
-  return format === 'jpeg' ? canvas.encode('jpeg', 92) : format === 'gif' ? canvas.encode('gif') : canvas.encode('png');
+  return encodeCanvas(canvas, format, 92);
 }
 
 /** A 24-bit uncompressed BMP written byte by byte (no encoder involved): the given colour everywhere. */

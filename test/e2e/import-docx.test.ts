@@ -14,6 +14,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts } from '../fixtures/pdf-readers.js';
 import { pngSize } from '../helpers/image-readers.js';
+import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 
 type Json = Record<string, any>;
 const IMPORT = '/api/v1/dev/import/docx/file';
@@ -96,7 +97,7 @@ const LO_HTML = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Quarter
   const g = c.getContext('2d');
   g.fillStyle = '#2a7';
   g.fillRect(0, 0, 30, 20);
-  return (await c.encode('png')).toString('base64');
+  return (await encodeCanvas(c, 'png')).toString('base64');
 })())}" width="60" height="40"></p>
 </body></html>`;
 
@@ -205,7 +206,7 @@ test('round trip: a document rendered to DOCX by Quire imports back to the same 
   const g = canvas.getContext('2d');
   g.fillStyle = '#1144cc';
   g.fillRect(0, 0, 48, 32);
-  const png = await canvas.encode('png');
+  const png = await encodeCanvas(canvas, 'png');
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(png)]), 'blue.png');
   const uploaded = (await (await fetch(`${api.baseUrl}/api/v1/dev/images/upload`, { method: 'POST', headers: { 'X-API-Key': OWNER_KEY }, body: form })).json()) as Json;

@@ -12,6 +12,7 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { cleanup, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { invoiceDocument, threeColumnDocument, renderFile, renderPng, scannedPdf, lensJob } from '../helpers/lens-fixtures.js';
+import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 
 let server: RunningServer;
 let api: ApiClient;
@@ -28,7 +29,7 @@ async function rotated(png: Uint8Array, degrees: number): Promise<Uint8Array> {
   ctx.translate(canvas.width / 2, canvas.height / 2);
   ctx.rotate((degrees * Math.PI) / 180);
   ctx.drawImage(img, -canvas.width / 2, -canvas.height / 2);
-  return new Uint8Array(await canvas.encode('png'));
+  return new Uint8Array(await encodeCanvas(canvas, 'png'));
 }
 
 /** pdftotext's text of a PDF (an independent reader): empty for a scan. */

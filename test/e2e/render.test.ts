@@ -10,6 +10,7 @@ import { invoiceDocument } from '../fixtures/documents.js';
 import { pdfPageTexts, qpdfCheck, pdfinfoPages } from '../fixtures/pdf-readers.js';
 import { popplerOutput } from '../helpers/poppler.js';
 import { PDF_PROFILES, RenderJobSchema } from '../../contracts/render.js';
+import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 
 const RENDER = '/api/v1/dev/render';
 const CM = 72 / 2.54;
@@ -112,7 +113,7 @@ async function redSquarePng(): Promise<Buffer> {
   const g = canvas.getContext('2d');
   g.fillStyle = '#cc0000';
   g.fillRect(0, 0, 40, 30);
-  return canvas.encode('png');
+  return encodeCanvas(canvas, 'png');
 }
 
 /** `pdfinfo` as a map of its `Key: value` lines. */

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { createCanvas } from '@napi-rs/canvas';
 import { OWNER_KEY } from './quire-server.js';
 import type { ApiClient } from './api-client.js';
+import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 
 type Json = Record<string, any>;
 
@@ -15,7 +16,7 @@ export async function uploadRedPng(api: ApiClient): Promise<string> {
   g.fillStyle = '#cc0000';
   g.fillRect(0, 0, 40, 30);
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(await canvas.encode('png'))]), 'red.png');
+  form.append('file', new Blob([new Uint8Array(await encodeCanvas(canvas, 'png'))]), 'red.png');
   const res = await fetch(`${api.baseUrl}/api/v1/dev/images/upload`, { method: 'POST', headers: { 'X-API-Key': OWNER_KEY }, body: form });
   const body = (await res.json()) as Json;
   assert.is(res.status, 201, JSON.stringify(body));

@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { encodeCanvas } from '../../image/encode-canvas.js';
 
 export type RasterFormat = 'png' | 'jpeg';
 
@@ -152,7 +153,7 @@ export class PdfRasteriser {
   /** Encodes a drawn page (skia, on a libuv thread) and frees its canvas. */
   private async encode(drawn: DrawnPage, format: RasterFormat): Promise<Uint8Array> {
     try {
-      const bytes = format === 'png' ? await drawn.canvas.encode('png') : await drawn.canvas.encode('jpeg', JPEG_QUALITY);
+      const bytes = await encodeCanvas(drawn.canvas, format, JPEG_QUALITY);
       return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     } finally {
       drawn.free();
