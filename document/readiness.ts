@@ -6,6 +6,7 @@ import type { PdfProfile } from '../contracts/render.js';
 import type { ReadinessIssue, ReadinessReport } from '../contracts/readiness.js';
 import type { FieldError } from '../contracts/errors.js';
 import { maskLiterals, scanElement, scanReferences } from './references.js';
+import { forEachElement, headingLevel, visitElement, type SomeElementHandlers } from './element-visitor.js';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -74,55 +75,50 @@ export function checkReadiness(doc: DocumentJson, pdfProfile: PdfProfile, now: D
   let previousLevel = 0;
   let h1s = 0;
   let elements = 0;
-  doc.sections.forEach((section, i) =>
-    section.content.forEach((el, j) => {
-      const at = `config.sections[${i}].content[${j}]`;
+  const checks: SomeElementHandlers<void, string> = {
+    heading: (el, at) => {
+      counts.headings++;
+      const level = headingLevel(el);
+      if (!el.text.trim()) add('EMPTY_HEADING', `${at}.text`, `An ${el.type} has no text.`, 'Give the heading a text, or remove it.');
+      if (previousLevel === 0 && level !== 1) {
+        add('FIRST_HEADING_NOT_H1', `${at}.type`, `The first heading is an ${el.type}.`, 'Start the document with an h1.');
+      } else if (previousLevel > 0 && level > previousLevel + 1) {
+        add('HEADING_LEVEL_SKIPPED', `${at}.type`, `An h${previousLevel} is followed by an ${el.type}; level h${previousLevel + 1} is skipped.`, `Make this heading an h${previousLevel + 1}, or add the missing level.`);
+      }
+      if (level === 1 && ++h1s > 1) add('MULTIPLE_H1', `${at}.type`, 'The document has more than one h1.', 'Keep one h1 as the document heading and make the others h2, unless each starts a part of its own.');
+      previousLevel = level;
+    },
+    image: (el, at) => {
+      counts.images++;
+      const alt = el.alt.trim();
+      if (!alt && !el.caption?.trim()) add('IMAGE_DECORATIVE', `${at}.alt`, 'The image has an empty alt text and no caption: it is marked decorative and screen readers skip it.', 'If the image carries information, describe it in alt; keep alt "" only for decoration.');
+      else if (!alt) add('IMAGE_ALT_CAPTION_ONLY', `${at}.alt`, 'The image has an empty alt text; only its caption describes it.', 'Add alt text that says what the image shows; the caption can then add context.');
+      else if (/^[^\s/\\]+\.(png|jpe?g|gif|webp|svg|bmp|tiff?)$/i.test(alt)) add('IMAGE_ALT_FILENAME', `${at}.alt`, `The alt text "${alt}" is a file name.`, 'Describe what the image shows instead.');
+    },
+    chart: (el, at) => {
+      if (!el.title?.trim() && !el.caption?.trim()) add('CHART_MISSING_TITLE', `${at}.title`, 'The chart has neither a title nor a caption.', 'Give the chart a title or a caption that says what it shows.');
+    },
+    table: (el, at) => {
+      counts.tables++;
+      if (el.rows && !(el.headerRows ?? 0) && !el.rows.some((r) => !Array.isArray(r) && r.header)) {
+        add('TABLE_MISSING_HEADER', `${at}.headerRows`, 'The table has no header row, so its cells cannot be read with their column names.', 'Set headerRows: 1 (or mark the first row header: true) with column names in it.');
+      }
+    },
+    variableRef: (el) => {
+      const v = variables[el.name];
+      if (typeof v === 'object' && v.type === 'image') counts.images++;
+      if (typeof v === 'object' && v.type === 'table') counts.tables++;
+    },
+    otherwise: () => {},
+  };
+  forEachElement(
+    doc,
+    (el, at) => {
       elements++;
       for (const [text, path] of markupFields(el, at)) checkLinks(text, path, add);
-      switch (el.type) {
-        case 'h1':
-        case 'h2':
-        case 'h3':
-        case 'h4':
-        case 'h5':
-        case 'h6': {
-          counts.headings++;
-          const level = Number(el.type[1]);
-          if (!el.text.trim()) add('EMPTY_HEADING', `${at}.text`, `An ${el.type} has no text.`, 'Give the heading a text, or remove it.');
-          if (previousLevel === 0 && level !== 1) {
-            add('FIRST_HEADING_NOT_H1', `${at}.type`, `The first heading is an ${el.type}.`, 'Start the document with an h1.');
-          } else if (previousLevel > 0 && level > previousLevel + 1) {
-            add('HEADING_LEVEL_SKIPPED', `${at}.type`, `An h${previousLevel} is followed by an ${el.type}; level h${previousLevel + 1} is skipped.`, `Make this heading an h${previousLevel + 1}, or add the missing level.`);
-          }
-          if (level === 1 && ++h1s > 1) add('MULTIPLE_H1', `${at}.type`, 'The document has more than one h1.', 'Keep one h1 as the document heading and make the others h2, unless each starts a part of its own.');
-          previousLevel = level;
-          break;
-        }
-        case 'image': {
-          counts.images++;
-          const alt = el.alt.trim();
-          if (!alt && !el.caption?.trim()) add('IMAGE_DECORATIVE', `${at}.alt`, 'The image has an empty alt text and no caption: it is marked decorative and screen readers skip it.', 'If the image carries information, describe it in alt; keep alt "" only for decoration.');
-          else if (!alt) add('IMAGE_ALT_CAPTION_ONLY', `${at}.alt`, 'The image has an empty alt text; only its caption describes it.', 'Add alt text that says what the image shows; the caption can then add context.');
-          else if (/^[^\s/\\]+\.(png|jpe?g|gif|webp|svg|bmp|tiff?)$/i.test(alt)) add('IMAGE_ALT_FILENAME', `${at}.alt`, `The alt text "${alt}" is a file name.`, 'Describe what the image shows instead.');
-          break;
-        }
-        case 'chart':
-          if (!el.title?.trim() && !el.caption?.trim()) add('CHART_MISSING_TITLE', `${at}.title`, 'The chart has neither a title nor a caption.', 'Give the chart a title or a caption that says what it shows.');
-          break;
-        case 'table':
-          counts.tables++;
-          if (el.rows && !(el.headerRows ?? 0) && !el.rows.some((r) => !Array.isArray(r) && r.header)) {
-            add('TABLE_MISSING_HEADER', `${at}.headerRows`, 'The table has no header row, so its cells cannot be read with their column names.', 'Set headerRows: 1 (or mark the first row header: true) with column names in it.');
-          }
-          break;
-        case 'variableRef': {
-          const v = variables[el.name];
-          if (typeof v === 'object' && v.type === 'image') counts.images++;
-          if (typeof v === 'object' && v.type === 'table') counts.tables++;
-          break;
-        }
-      }
-    }),
+      visitElement(el, checks, at);
+    },
+    'config.',
   );
   if (elements > 0 && counts.headings === 0) add('NO_HEADINGS', 'config.sections', 'The document has no headings.', 'Structure the content with h1–h6 headings; they feed the outline and let readers navigate.');
 

@@ -1,7 +1,8 @@
 // The references in a document's text (anchors, citations, abbreviations, variables) and the literal spans that hide
 // them. No schema and no Ajv here: the render threads import this (through readiness.ts) and start faster without them.
 import type { FieldError } from '../contracts/errors.js';
-import type { DocumentJson, Element, ListItem } from '../contracts/document-json.js';
+import type { DocumentJson, Element } from '../contracts/document-json.js';
+import { forEachElement, mapListItems, mapTableCells, visitElement, type ElementHandlers } from './element-visitor.js';
 
 export type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -93,7 +94,7 @@ export function scanReferences(doc: DocumentJson): ReferenceReport {
   plain(d.author, 'document.author');
   plain(d.subject, 'document.subject');
   (d.keywords ?? []).forEach((k, i) => plain(k, `document.keywords[${i}]`));
-  doc.sections.forEach((section, i) => section.content.forEach((el, j) => scanElement(el, `sections[${i}].content[${j}]`, markup, plain)));
+  forEachElement(doc, (el, path) => scanElement(el, path, markup, plain));
   for (const part of ['header', 'footer'] as const) {
     const text = doc.defaults?.[part]?.text;
     if (text) scanVariables(text, `defaults.${part}.text`, ['page', 'pages']);
@@ -108,74 +109,57 @@ export type Scan = (text: unknown, path: string) => void;
  * `plain` with each text field that does not, with their paths: the one list of an element's texts.
  */
 export function scanElement(el: Element, path: string, markup: Scan, plain: Scan): void {
-  switch (el.type) {
-    case 'h1':
-    case 'h2':
-    case 'h3':
-    case 'h4':
-    case 'h5':
-    case 'h6':
-    case 'text':
-      markup(el.text, `${path}.text`);
-      break;
-    case 'quote':
-      markup(el.text, `${path}.text`);
-      markup(el.attribution, `${path}.attribution`);
-      break;
-    case 'list':
-      scanListItems(el.items, `${path}.items`, markup);
-      break;
-    case 'table':
-      markup(el.caption, `${path}.caption`);
-      (el.rows ?? []).forEach((row, i) => {
-        const [cells, at] = Array.isArray(row) ? [row, ''] : [row.cells, '.cells'];
-        cells.forEach((cell, j) => {
-          if (typeof cell === 'string') markup(cell, `${path}.rows[${i}]${at}[${j}]`);
-          else if (typeof cell === 'object') markup(cell.text, `${path}.rows[${i}]${at}[${j}].text`);
-        });
-      });
-      break;
-    case 'image':
-      markup(el.caption, `${path}.caption`);
-      plain(el.alt, `${path}.alt`);
-      break;
-    case 'chart':
-      markup(el.caption, `${path}.caption`);
-      plain(el.title, `${path}.title`);
-      plain(el.xLabel, `${path}.xLabel`);
-      plain(el.yLabel, `${path}.yLabel`);
-      (el.data.labels ?? []).forEach((l, i) => plain(l, `${path}.data.labels[${i}]`));
-      el.data.series.forEach((s, i) => plain(s.name, `${path}.data.series[${i}].name`));
-      break;
-    case 'qrCode':
-      plain(el.value, `${path}.value`);
-      markup(el.caption, `${path}.caption`);
-      break;
-    case 'barcode':
-      plain(el.value, `${path}.value`);
-      break;
-    case 'code':
-    case 'math':
-      markup(el.caption, `${path}.caption`);
-      break;
-    case 'toc':
-    case 'listOfFigures':
-    case 'listOfTables':
-    case 'bibliography':
-      plain(el.title, `${path}.title`);
-      break;
-  }
+  visitElement(el, SCAN_FIELDS, { path, markup, plain });
 }
 
-function scanListItems(items: ListItem[], path: string, markup: Scan): void {
-  items.forEach((item, i) => {
-    if (typeof item === 'string') markup(item, `${path}[${i}]`);
-    else {
-      markup(item.text, `${path}[${i}].text`);
-      if (item.items) scanListItems(item.items, `${path}[${i}].items`, markup);
-    }
-  });
+interface ScanContext {
+  path: string;
+  markup: Scan;
+  plain: Scan;
 }
+
+const SCAN_FIELDS: ElementHandlers<void, ScanContext> = {
+  heading: (el, { path, markup }) => markup(el.text, `${path}.text`),
+  text: (el, { path, markup }) => markup(el.text, `${path}.text`),
+  quote: (el, { path, markup }) => {
+    markup(el.text, `${path}.text`);
+    markup(el.attribution, `${path}.attribution`);
+  },
+  list: (el, { path, markup }) => void mapListItems(el.items, `${path}.items`, (text, at) => markup(text, at)),
+  table: (el, { path, markup }) => {
+    markup(el.caption, `${path}.caption`);
+    mapTableCells(el.rows ?? [], `${path}.rows`, (cell, at) => markup(typeof cell === 'object' ? cell.text : cell, at));
+  },
+  image: (el, { path, markup, plain }) => {
+    markup(el.caption, `${path}.caption`);
+    plain(el.alt, `${path}.alt`);
+  },
+  chart: (el, { path, markup, plain }) => {
+    markup(el.caption, `${path}.caption`);
+    plain(el.title, `${path}.title`);
+    plain(el.xLabel, `${path}.xLabel`);
+    plain(el.yLabel, `${path}.yLabel`);
+    (el.data.labels ?? []).forEach((l, i) => plain(l, `${path}.data.labels[${i}]`));
+    el.data.series.forEach((s, i) => plain(s.name, `${path}.data.series[${i}].name`));
+  },
+  qrCode: (el, { path, markup, plain }) => {
+    plain(el.value, `${path}.value`);
+    markup(el.caption, `${path}.caption`);
+  },
+  barcode: (el, { path, plain }) => plain(el.value, `${path}.value`),
+  code: (el, { path, markup }) => markup(el.caption, `${path}.caption`),
+  math: (el, { path, markup }) => markup(el.caption, `${path}.caption`),
+  toc: (el, { path, plain }) => plain(el.title, `${path}.title`),
+  listOfFigures: (el, { path, plain }) => plain(el.title, `${path}.title`),
+  listOfTables: (el, { path, plain }) => plain(el.title, `${path}.title`),
+  bibliography: (el, { path, plain }) => plain(el.title, `${path}.title`),
+  // Nothing here is text a reader sees: names, ids and sizes.
+  divider: () => {},
+  pageBreak: () => {},
+  spacer: () => {},
+  variableRef: () => {},
+  blockRef: () => {},
+};
 
 /**
  * Blanks what inline markup treats literally — backslash escapes, `code spans` and $math$ spans

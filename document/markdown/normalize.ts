@@ -15,6 +15,7 @@
 import type { DocumentJson, Element, ListItem, TableCell, TableElement } from '../../contracts/document-json.js';
 import { validateDocument } from '../validator.js';
 import { canonicalMarkup } from './json-markup.js';
+import { mapListItems, rowCells, visitElement, type SomeElementHandlers } from '../element-visitor.js';
 import { countHeaderRows } from './serialize.js';
 
 export function normalizeDocument(doc: DocumentJson): DocumentJson {
@@ -27,55 +28,42 @@ export function normalizeDocument(doc: DocumentJson): DocumentJson {
 const single = { singleLine: true };
 
 function normalizeElement(el: Element): Element | null {
-  switch (el.type) {
-    case 'h1':
-    case 'h2':
-    case 'h3':
-    case 'h4':
-    case 'h5':
-    case 'h6':
-      return { ...el, text: canonicalMarkup(el.text, single) };
-    case 'text': {
-      const text = canonicalMarkup(el.text);
-      if (!text) return null;
-      const out = { ...el, text };
-      if (out.style && !Object.keys(out.style).length) delete out.style;
-      return out;
-    }
-    case 'quote': {
-      const out = { ...el, text: canonicalMarkup(el.text) };
-      if (el.attribution !== undefined) {
-        const attribution = canonicalMarkup(el.attribution, single);
-        if (attribution) out.attribution = attribution;
-        else delete out.attribution;
-      }
-      return out;
-    }
-    case 'list': {
-      const out = { ...el, items: normalizeItems(el.items) };
-      if (out.start === 1) delete out.start;
-      return out;
-    }
-    case 'table':
-      return normalizeTable(el);
-    case 'image':
-    case 'chart':
-    case 'qrCode':
-    case 'code':
-    case 'math':
-      return el.caption === undefined ? el : { ...el, caption: canonicalMarkup(el.caption) };
-    default:
-      return el;
-  }
+  return visitElement(el, NORMAL_FORM);
 }
 
-function normalizeItems(items: readonly ListItem[]): ListItem[] {
-  return items.map((item) => {
-    if (typeof item === 'string') return canonicalMarkup(item);
-    const text = canonicalMarkup(item.text);
-    return item.items?.length ? { text, items: normalizeItems(item.items) } : text;
-  });
-}
+const captioned = <E extends { caption?: string }>(el: E): E => (el.caption === undefined ? el : { ...el, caption: canonicalMarkup(el.caption) });
+
+const NORMAL_FORM: SomeElementHandlers<Element | null> = {
+  heading: (el) => ({ ...el, text: canonicalMarkup(el.text, single) }),
+  text: (el) => {
+    const text = canonicalMarkup(el.text);
+    if (!text) return null;
+    const out = { ...el, text };
+    if (out.style && !Object.keys(out.style).length) delete out.style;
+    return out;
+  },
+  quote: (el) => {
+    const out = { ...el, text: canonicalMarkup(el.text) };
+    if (el.attribution !== undefined) {
+      const attribution = canonicalMarkup(el.attribution, single);
+      if (attribution) out.attribution = attribution;
+      else delete out.attribution;
+    }
+    return out;
+  },
+  list: (el) => {
+    const out = { ...el, items: mapListItems<ListItem>(el.items, '', (item, _path, items) => (items?.length ? { text: canonicalMarkup(item), items } : canonicalMarkup(item))) };
+    if (out.start === 1) delete out.start;
+    return out;
+  },
+  table: (el) => normalizeTable(el),
+  image: captioned,
+  chart: captioned,
+  qrCode: captioned,
+  code: captioned,
+  math: captioned,
+  otherwise: (el) => el,
+};
 
 function normalizeTable(el: TableElement): TableElement {
   const out: TableElement = { ...el };
@@ -83,7 +71,7 @@ function normalizeTable(el: TableElement): TableElement {
   if (out.columns && out.columns.every((c) => c.width === undefined && c.align === undefined)) delete out.columns;
   if (el.rows) {
     const headerRows = countHeaderRows(el);
-    out.rows = el.rows.map((row) => (Array.isArray(row) ? row : row.cells).map(normalizeCell));
+    out.rows = el.rows.map((row) => rowCells(row).map(normalizeCell));
     if (headerRows) out.headerRows = headerRows;
     else delete out.headerRows;
   }

@@ -6,6 +6,7 @@ import { formatAttributeList } from './attributes.js';
 import { fitInline, trimEdges } from './inline-tree.js';
 import { canonicalMarkup } from './json-markup.js';
 import { printMarkdown } from './markdown-inline.js';
+import { cellText, headingLevel, rowCells, visitElement, type ElementHandlers } from '../element-visitor.js';
 
 /** Writes a document as Extended Markdown; parseMarkdown reads it back to the same document (after normalizeDocument). */
 export function serializeMarkdown(doc: DocumentJson): string {
@@ -98,96 +99,78 @@ class ElementWriter {
   }
 
   element(el: Element): string | null {
-    switch (el.type) {
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6': {
-        let text = inlineLines(el.text, { singleLine: true })[0] ?? '';
-        if (text.endsWith('#')) text = `${text.slice(0, -1)}\\#`;
-        const attributes = formatAttributeList([['id', el.id], ['align', el.align]]);
-        return `${'#'.repeat(Number(el.type[1]))} ${text}${attributes ? ` ${attributes}` : ''}`.replace(/[ \t]+$/, '');
-      }
-      case 'text': {
-        const lines = inlineLines(el.text);
-        if (!lines.join('')) return null;
-        const attributes = formatAttributeList([
-          ['align', el.align],
-          ['bold', el.style?.bold],
-          ['italic', el.style?.italic],
-          ['fontSize', el.style?.fontSize],
-          ['fontFamily', el.style?.fontFamily],
-          ['color', el.style?.color],
-        ]);
-        return [...lines, ...(attributes ? [attributes] : [])].join('\n');
-      }
-      case 'list':
-        return this.list(el.items, el.ordered ?? false, el.start ?? 1);
-      case 'table':
-        return table(el);
-      case 'image': {
-        const alt = printMarkdown([{ t: 'text', v: el.alt }]);
-        const attributes = formatAttributeList([['width', el.width], ['height', el.height], ['caption', el.caption], ['id', el.id], ['align', el.align]]);
-        return `![${alt}](${destination(el.src)})${attributes}`;
-      }
-      case 'chart': {
-        const { type: _type, ...body } = el;
-        const yaml = YAML.stringify(body, { lineWidth: 0, aliasDuplicateObjects: false });
-        const fence = fenceFor(yaml, '`');
-        return `${fence}chart\n${yaml}${fence}`;
-      }
-      case 'code': {
-        const plainLanguage = el.language !== undefined && el.language !== 'chart';
-        const attributes = formatAttributeList([['language', plainLanguage ? undefined : el.language], ['caption', el.caption], ['id', el.id], ['lineNumbers', el.lineNumbers]]);
-        const info = infoString([plainLanguage ? el.language : '', attributes].filter(Boolean).join(' '));
-        const fence = info.includes('`') ? fenceFor(el.code, '~') : fenceFor(el.code, '`');
-        return `${fence}${info}\n${el.code}\n${fence}`;
-      }
-      case 'math': {
-        const attributes = formatAttributeList([['id', el.id], ['caption', el.caption], ['display', el.display === false ? false : undefined]]);
-        let longest = 1;
-        for (const m of el.latex.matchAll(/\$+/g)) longest = Math.max(longest, m[0].length);
-        const fence = '$'.repeat(longest + 1);
-        // A `$` would end the opening fence: written as a reference, which the fence info decodes.
-        return `${fence}${attributes ? ` ${infoString(attributes).replace(/\$/g, '&#36;')}` : ''}\n${el.latex}\n${fence}`;
-      }
-      case 'quote': {
-        const lines = el.text ? inlineLines(el.text, { quote: true }) : [];
-        const attribution = el.attribution ? inlineLines(el.attribution, { singleLine: true })[0] : '';
-        if (attribution) lines.push(`— ${attribution}`);
-        const attributes = formatAttributeList([['align', el.align]]);
-        if (attributes) lines.push(attributes);
-        const body = lines.filter((l, i) => l || i < lines.length - 1);
-        return body.length ? body.map((l) => `> ${l}`.replace(/[ \t]+$/, '')).join('\n') : '>';
-      }
-      case 'divider':
-        return this.atStart ? '***' : '---';
-      case 'pageBreak':
-        return '::pagebreak';
-      case 'spacer':
-        return `::spacer${formatAttributeList([['height', el.height]])}`;
-      case 'toc':
-        return `::toc${formatAttributeList([['title', el.title], ['depth', el.depth]])}`;
-      case 'listOfFigures':
-        return `::lof${formatAttributeList([['title', el.title]])}`;
-      case 'listOfTables':
-        return `::lot${formatAttributeList([['title', el.title]])}`;
-      case 'bibliography':
-        return `::bibliography${formatAttributeList([['title', el.title], ['style', el.style]])}`;
-      case 'qrCode':
-        return `::qr${formatAttributeList([['value', el.value], ['size', el.size], ['caption', el.caption], ['align', el.align]])}`;
-      case 'barcode':
-        return `::barcode${formatAttributeList([['value', el.value], ['format', el.format], ['showText', el.showText], ['height', el.height], ['align', el.align]])}`;
-      case 'variableRef':
-        return `::var${formatAttributeList([['name', el.name]])}`;
-      case 'blockRef':
-        return `::block${formatAttributeList([['id', el.blockId], ['mode', el.mode], ['version', el.version]])}`;
-      default:
-        return null;
-    }
+    return visitElement(el, this.#markdown) ?? null;
   }
+
+  readonly #markdown: ElementHandlers<string | null> = {
+    heading: (el) => {
+      let text = inlineLines(el.text, { singleLine: true })[0] ?? '';
+      if (text.endsWith('#')) text = `${text.slice(0, -1)}\\#`;
+      const attributes = formatAttributeList([['id', el.id], ['align', el.align]]);
+      return `${'#'.repeat(headingLevel(el))} ${text}${attributes ? ` ${attributes}` : ''}`.replace(/[ \t]+$/, '');
+    },
+    text: (el) => {
+      const lines = inlineLines(el.text);
+      if (!lines.join('')) return null;
+      const attributes = formatAttributeList([
+        ['align', el.align],
+        ['bold', el.style?.bold],
+        ['italic', el.style?.italic],
+        ['fontSize', el.style?.fontSize],
+        ['fontFamily', el.style?.fontFamily],
+        ['color', el.style?.color],
+      ]);
+      return [...lines, ...(attributes ? [attributes] : [])].join('\n');
+    },
+    list: (el) => this.list(el.items, el.ordered ?? false, el.start ?? 1),
+    table: (el) => table(el),
+    image: (el) => {
+      const alt = printMarkdown([{ t: 'text', v: el.alt }]);
+      const attributes = formatAttributeList([['width', el.width], ['height', el.height], ['caption', el.caption], ['id', el.id], ['align', el.align]]);
+      return `![${alt}](${destination(el.src)})${attributes}`;
+    },
+    chart: (el) => {
+      const { type: _type, ...body } = el;
+      const yaml = YAML.stringify(body, { lineWidth: 0, aliasDuplicateObjects: false });
+      const fence = fenceFor(yaml, '`');
+      return `${fence}chart\n${yaml}${fence}`;
+    },
+    code: (el) => {
+      const plainLanguage = el.language !== undefined && el.language !== 'chart';
+      const attributes = formatAttributeList([['language', plainLanguage ? undefined : el.language], ['caption', el.caption], ['id', el.id], ['lineNumbers', el.lineNumbers]]);
+      const info = infoString([plainLanguage ? el.language : '', attributes].filter(Boolean).join(' '));
+      const fence = info.includes('`') ? fenceFor(el.code, '~') : fenceFor(el.code, '`');
+      return `${fence}${info}\n${el.code}\n${fence}`;
+    },
+    math: (el) => {
+      const attributes = formatAttributeList([['id', el.id], ['caption', el.caption], ['display', el.display === false ? false : undefined]]);
+      let longest = 1;
+      for (const m of el.latex.matchAll(/\$+/g)) longest = Math.max(longest, m[0].length);
+      const fence = '$'.repeat(longest + 1);
+      // A `$` would end the opening fence: written as a reference, which the fence info decodes.
+      return `${fence}${attributes ? ` ${infoString(attributes).replace(/\$/g, '&#36;')}` : ''}\n${el.latex}\n${fence}`;
+    },
+    quote: (el) => {
+      const lines = el.text ? inlineLines(el.text, { quote: true }) : [];
+      const attribution = el.attribution ? inlineLines(el.attribution, { singleLine: true })[0] : '';
+      if (attribution) lines.push(`— ${attribution}`);
+      const attributes = formatAttributeList([['align', el.align]]);
+      if (attributes) lines.push(attributes);
+      const body = lines.filter((l, i) => l || i < lines.length - 1);
+      return body.length ? body.map((l) => `> ${l}`.replace(/[ \t]+$/, '')).join('\n') : '>';
+    },
+    divider: () => (this.atStart ? '***' : '---'),
+    pageBreak: () => '::pagebreak',
+    spacer: (el) => `::spacer${formatAttributeList([['height', el.height]])}`,
+    toc: (el) => `::toc${formatAttributeList([['title', el.title], ['depth', el.depth]])}`,
+    listOfFigures: (el) => `::lof${formatAttributeList([['title', el.title]])}`,
+    listOfTables: (el) => `::lot${formatAttributeList([['title', el.title]])}`,
+    bibliography: (el) => `::bibliography${formatAttributeList([['title', el.title], ['style', el.style]])}`,
+    qrCode: (el) => `::qr${formatAttributeList([['value', el.value], ['size', el.size], ['caption', el.caption], ['align', el.align]])}`,
+    barcode: (el) => `::barcode${formatAttributeList([['value', el.value], ['format', el.format], ['showText', el.showText], ['height', el.height], ['align', el.align]])}`,
+    variableRef: (el) => `::var${formatAttributeList([['name', el.name]])}`,
+    blockRef: (el) => `::block${formatAttributeList([['id', el.blockId], ['mode', el.mode], ['version', el.version]])}`,
+  };
 
   /** A list; two lists in a row use different markers so that Markdown keeps them apart. */
   list(items: readonly ListItem[], ordered: boolean, start: number): string {
@@ -238,7 +221,7 @@ const DELIMITER: Record<string, string> = { left: ':--', center: ':-:', right: '
 
 function table(el: TableElement): string {
   const headerRows = countHeaderRows(el);
-  const rows = (el.rows ?? []).map((row) => (Array.isArray(row) ? row : row.cells));
+  const rows = (el.rows ?? []).map(rowCells);
   const width = el.columns?.length ?? rows[0]?.reduce<number>((n, c) => n + span(c, 'colspan'), 0) ?? 0;
   const directive = el.rowsFrom !== undefined || !rows.length || width === 0;
   // Column alignments ride on the GFM delimiter row; `aligns` carries them where it cannot (justify, or no GFM table).
@@ -258,9 +241,8 @@ function table(el: TableElement): string {
     for (const cell of cells) {
       while (c < width && (down[c] ?? 0) > 0) c++;
       if (c >= width) break;
-      const text = typeof cell === 'number' ? String(cell) : typeof cell === 'string' ? cell : cell.text;
       const attrs = typeof cell === 'object' ? formatAttributeList([['colspan', cell.colspan], ['rowspan', cell.rowspan], ['align', cell.align]]) : '';
-      const body = inlineLines(text, { singleLine: true, table: true })[0] ?? '';
+      const body = inlineLines(cellText(cell), { singleLine: true, table: true })[0] ?? '';
       line[c] = [attrs, body].filter(Boolean).join(' ');
       const cs = span(cell, 'colspan');
       const rs = span(cell, 'rowspan');
