@@ -1,7 +1,7 @@
 // What every render target shares before it draws anything: the images the kernel loaded, the error for
 // documents that cannot be rendered, and the answers to format-independent questions (variables, locale,
 // page geometry, default styles) so that the PDF, DOCX and ODT targets agree on them.
-import type { DocumentJson } from '../contracts/document-json.js';
+import type { ChartElement, DocumentJson, Element } from '../contracts/document-json.js';
 import { PluginError } from '../sdk/plugin-api.js';
 
 /** An image the document uses, loaded by the kernel before the job runs. */
@@ -120,4 +120,34 @@ export function furnitureParts(text: string, variables: Record<string, unknown>)
   }
   if (last < text.length) parts.push({ t: 'text', v: substitute(text.slice(last), variables) });
   return parts;
+}
+
+/**
+ * Renders each element of a section's content with its path; a RenderInputError (or any error) of one element
+ * is collected into `problems` with its path, so that one answer lists every problem of the document.
+ */
+export function renderEach<T>(elements: readonly Element[], path: string, problems: Array<{ path: string; message: string }>, render: (el: Element, path: string) => T | null | undefined): T[] {
+  const out: T[] = [];
+  elements.forEach((el, i) => {
+    const at = `${path}[${i}]`;
+    try {
+      const block = render(el, at);
+      if (block) out.push(block);
+    } catch (err) {
+      if (err instanceof RenderInputError) problems.push(...err.problems);
+      else problems.push({ path: at, message: (err as Error).message });
+    }
+  });
+  return out;
+}
+
+/** A chart's text (title, axis labels, category labels, series names) as plain text with `plain` applied (variables substituted). */
+export function plainChartText(el: ChartElement, plain: (text: string) => string): ChartElement {
+  return {
+    ...el,
+    title: el.title !== undefined ? plain(el.title) : undefined,
+    xLabel: el.xLabel !== undefined ? plain(el.xLabel) : undefined,
+    yLabel: el.yLabel !== undefined ? plain(el.yLabel) : undefined,
+    data: { ...el.data, labels: el.data.labels?.map((l) => plain(l)), series: el.data.series.map((s) => ({ ...s, name: plain(s.name) })) },
+  };
 }

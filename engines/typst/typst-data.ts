@@ -9,7 +9,8 @@ import { latexToTypst } from './latex-to-typst.js';
 import { cslToHayagriva, citationStyleName } from './csl-hayagriva.js';
 import { fontStack, MONO_STACK } from '../fonts/pdf-fonts.js';
 import { wordsFor } from '../../document/locale-words.js';
-import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLength as length, parseLocale, substitute, tableStyle, variableText, type LoadedImage } from '../render-input.js';
+import { anchorIds, headingLevel, mapListItems, rowCells, visitElement, type ElementHandlers } from '../../document/element-visitor.js';
+import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLength as length, parseLocale, plainChartText, renderEach, substitute, tableStyle, variableText, type LoadedImage } from '../render-input.js';
 
 export { RenderInputError, substitute, type LoadedImage };
 
@@ -45,6 +46,8 @@ class Builder {
   #hasBibliography = false;
   readonly #defaults;
   readonly #colors;
+  readonly #locale;
+  readonly #words;
 
   constructor(
     private readonly doc: DocumentJson,
@@ -52,18 +55,20 @@ class Builder {
   ) {
     this.#defaults = doc.defaults ?? {};
     this.#colors = documentColors(this.#defaults);
+    this.#locale = parseLocale(this.#defaults.locale);
+    this.#words = wordsFor(this.#locale.lang);
   }
 
   build(_options: { fontDirsUsed?: boolean }): TypstInput {
     const doc = this.doc;
     const d = doc.document;
     const defaults = this.#defaults;
-    const locale = parseLocale(defaults.locale);
-    const words = wordsFor(locale.lang);
+    const locale = this.#locale;
+    const words = this.#words;
     const sections = doc.sections.map((s, i) => {
       // Paths name the request field (`config.…`), as the 400 answers and PROFILE_UNMET do.
       const path = `config.sections[${i}]`;
-      const content = this.#blocks(s.content, `${path}.content`, words);
+      const content = this.#blocks(s.content, `${path}.content`);
       if (s.type === 'page') return { kind: 'page', id: s.id ?? null, align: s.align ?? 'top', startY: s.startY ?? null, content };
       const columns = s.columns ? { count: s.columns.count, space: s.columns.space ?? 1.27, rules: null as ColumnRules | null } : null;
       // A rule between columns is drawn on the pages of a section that starts its own pages.
@@ -192,14 +197,7 @@ class Builder {
 
   #anchorSet: Set<string> | null = null;
   #anchors(): Set<string> {
-    if (!this.#anchorSet) {
-      const ids = new Set<string>();
-      for (const s of this.doc.sections) {
-        if (s.id) ids.add(s.id);
-        for (const el of s.content) if ('id' in el && typeof el.id === 'string') ids.add(el.id);
-      }
-      this.#anchorSet = ids;
-    }
+    this.#anchorSet ??= anchorIds(this.doc);
     return this.#anchorSet;
   }
 
@@ -210,101 +208,69 @@ class Builder {
 
   // -------------------------------------------------------------- blocks
 
-  #blocks(elements: Element[], path: string, words: ReturnType<typeof wordsFor>): unknown[] {
-    const out: unknown[] = [];
-    elements.forEach((el, i) => {
-      const at = `${path}[${i}]`;
-      try {
-        const block = this.#block(el, at, words);
-        if (block) out.push(block);
-      } catch (err) {
-        if (err instanceof RenderInputError) this.problems.push(...err.problems);
-        else this.problems.push({ path: at, message: (err as Error).message });
-      }
-    });
-    return out;
+  #blocks(elements: Element[], path: string): unknown[] {
+    return renderEach(elements, path, this.problems, (el, at) => visitElement(el, this.#typst, at));
   }
 
-  #block(el: Element, path: string, words: ReturnType<typeof wordsFor>): Record<string, unknown> | null {
-    switch (el.type) {
-      case 'h1':
-      case 'h2':
-      case 'h3':
-      case 'h4':
-      case 'h5':
-      case 'h6':
-        return { t: 'heading', level: Number(el.type[1]), c: this.#inline(el.text), id: el.id ?? null, align: el.align ?? null };
-      case 'text':
-        return { t: 'par', c: this.#inline(el.text), align: el.align ?? null, style: el.style ? { ...el.style, fonts: el.style.fontFamily ? fontStack(el.style.fontFamily) : null } : null };
-      case 'list':
-        return { t: 'list', ordered: el.ordered ?? false, start: el.start ?? 1, items: this.#listItems(el.items) };
-      case 'table':
-        return this.#table(el, path);
-      case 'image': {
-        // A captioned image is not decorative: without alt text, its caption describes it (PDF/UA-1 needs one or the other).
-        const alt = el.alt.trim() || el.caption === undefined ? this.#plain(el.alt) : this.#plain(inlineText(parseInline(el.caption)));
-        return { t: 'image', ...this.#image(el.src, `${path}.src`), alt, width: length(el.width), height: length(el.height), caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: el.id ?? null, align: el.align ?? 'center' };
-      }
-      case 'chart': {
-        const widthPt = 16 * 28.3465;
-        const heightPt = widthPt * 0.56;
-        const plainChart = {
-          ...el,
-          title: el.title !== undefined ? this.#plain(el.title) : undefined,
-          xLabel: el.xLabel !== undefined ? this.#plain(el.xLabel) : undefined,
-          yLabel: el.yLabel !== undefined ? this.#plain(el.yLabel) : undefined,
-          data: { ...el.data, labels: el.data.labels?.map((l) => this.#plain(l)), series: el.data.series.map((s) => ({ ...s, name: this.#plain(s.name) })) },
-        };
-        const chart = chartSvg(plainChart, { widthPt, heightPt, fontFamily: fontStack(this.#defaults.fonts?.family)[0]!, colors: { text: this.#colors.text, muted: this.#colors.muted, palette: CHART_PALETTE } });
-        const width = el.width !== undefined ? length(el.width) : { k: 'pct', v: 100 };
-        return { t: 'image', ...this.#svg(chart.svg), alt: chart.description, width, height: length(el.height), caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: el.id ?? null, align: el.align ?? 'center' };
-      }
-      case 'qrCode': {
-        const value = this.#plain(el.value);
-        const qr = qrSvg(value, { color: '#000000' });
-        const size = el.size ?? 3;
-        return { t: 'image', ...this.#svg(qr.svg), alt: `QR code: ${value}`, width: { k: 'cm', v: size }, height: null, caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: null, align: el.align ?? 'left' };
-      }
-      case 'barcode': {
-        const value = this.#plain(el.value);
-        const code = barcodeSvg(value, el.format, { heightCm: el.height ?? 1.5, showText: el.showText !== false, fontFamily: fontStack(this.#defaults.fonts?.family)[0] });
-        return { t: 'image', ...this.#svg(code.svg), alt: `Barcode (${el.format}): ${value}`, width: null, height: null, caption: null, id: null, align: el.align ?? 'left' };
-      }
-      case 'code':
-        return { t: 'code', code: el.code, lang: el.language ?? null, lineNumbers: el.lineNumbers ?? false, caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: el.id ?? null };
-      case 'math': {
-        const converted = latexToTypst(el.latex);
-        if (!converted.ok) throw new RenderInputError([{ path: `${path}.latex`, message: converted.message }]);
-        return { t: 'math', typst: converted.typst, latex: el.latex, display: el.display !== false, caption: el.caption !== undefined ? this.#inline(el.caption) : null, id: el.id ?? null };
-      }
-      case 'quote':
-        return { t: 'quote', c: this.#inline(el.text), attribution: el.attribution !== undefined ? this.#inline(el.attribution) : null, align: el.align ?? null };
-      case 'divider':
-        return { t: 'divider' };
-      case 'pageBreak':
-        return { t: 'pagebreak' };
-      case 'spacer':
-        return { t: 'spacer', height: el.height };
-      case 'toc':
-        return { t: 'toc', title: el.title !== undefined ? this.#plain(el.title) : null, depth: el.depth ?? 3 };
-      case 'listOfFigures':
-        return { t: 'lof', title: el.title !== undefined ? this.#plain(el.title) : words.figures };
-      case 'listOfTables':
-        return { t: 'lot', title: el.title !== undefined ? this.#plain(el.title) : words.tables };
-      case 'bibliography': {
-        if (this.#hasBibliography) throw new RenderInputError([{ path, message: 'a document can hold one bibliography; remove this one' }]);
-        this.#hasBibliography = true;
-        return { t: 'bibliography', title: el.title !== undefined ? this.#plain(el.title) : words.references, style: citationStyleName(el.style ?? this.#defaults.citationStyle ?? 'apa') };
-      }
-      case 'variableRef':
-        return this.#variableRef(el.name, path);
-      case 'blockRef':
-        throw new RenderInputError([{ path, message: `reusable block "${el.blockId}" cannot be rendered yet: reusable blocks are not available on this server; replace the blockRef with the block's content` }]);
-    }
+  /** What quire.typ draws for each element. */
+  readonly #typst: ElementHandlers<Record<string, unknown> | null, string> = {
+    heading: (el) => ({ t: 'heading', level: headingLevel(el), c: this.#inline(el.text), id: el.id ?? null, align: el.align ?? null }),
+    text: (el) => ({ t: 'par', c: this.#inline(el.text), align: el.align ?? null, style: el.style ? { ...el.style, fonts: el.style.fontFamily ? fontStack(el.style.fontFamily) : null } : null }),
+    list: (el) => ({ t: 'list', ordered: el.ordered ?? false, start: el.start ?? 1, items: this.#listItems(el.items) }),
+    table: (el, path) => this.#table(el, path),
+    image: (el, path) => {
+      // A captioned image is not decorative: without alt text, its caption describes it (PDF/UA-1 needs one or the other).
+      const alt = el.alt.trim() || el.caption === undefined ? this.#plain(el.alt) : this.#plain(inlineText(parseInline(el.caption)));
+      return { t: 'image', ...this.#image(el.src, `${path}.src`), alt, width: length(el.width), height: length(el.height), caption: this.#caption(el.caption), id: el.id ?? null, align: el.align ?? 'center' };
+    },
+    chart: (el) => {
+      const widthPt = 16 * 28.3465;
+      const heightPt = widthPt * 0.56;
+      const chart = chartSvg(plainChartText(el, (text) => this.#plain(text)), { widthPt, heightPt, fontFamily: fontStack(this.#defaults.fonts?.family)[0]!, colors: { text: this.#colors.text, muted: this.#colors.muted, palette: CHART_PALETTE } });
+      const width = el.width !== undefined ? length(el.width) : { k: 'pct', v: 100 };
+      return { t: 'image', ...this.#svg(chart.svg), alt: chart.description, width, height: length(el.height), caption: this.#caption(el.caption), id: el.id ?? null, align: el.align ?? 'center' };
+    },
+    qrCode: (el) => {
+      const value = this.#plain(el.value);
+      const qr = qrSvg(value, { color: '#000000' });
+      const size = el.size ?? 3;
+      return { t: 'image', ...this.#svg(qr.svg), alt: `QR code: ${value}`, width: { k: 'cm', v: size }, height: null, caption: this.#caption(el.caption), id: null, align: el.align ?? 'left' };
+    },
+    barcode: (el) => {
+      const value = this.#plain(el.value);
+      const code = barcodeSvg(value, el.format, { heightCm: el.height ?? 1.5, showText: el.showText !== false, fontFamily: fontStack(this.#defaults.fonts?.family)[0] });
+      return { t: 'image', ...this.#svg(code.svg), alt: `Barcode (${el.format}): ${value}`, width: null, height: null, caption: null, id: null, align: el.align ?? 'left' };
+    },
+    code: (el) => ({ t: 'code', code: el.code, lang: el.language ?? null, lineNumbers: el.lineNumbers ?? false, caption: this.#caption(el.caption), id: el.id ?? null }),
+    math: (el, path) => {
+      const converted = latexToTypst(el.latex);
+      if (!converted.ok) throw new RenderInputError([{ path: `${path}.latex`, message: converted.message }]);
+      return { t: 'math', typst: converted.typst, latex: el.latex, display: el.display !== false, caption: this.#caption(el.caption), id: el.id ?? null };
+    },
+    quote: (el) => ({ t: 'quote', c: this.#inline(el.text), attribution: el.attribution !== undefined ? this.#inline(el.attribution) : null, align: el.align ?? null }),
+    divider: () => ({ t: 'divider' }),
+    pageBreak: () => ({ t: 'pagebreak' }),
+    spacer: (el) => ({ t: 'spacer', height: el.height }),
+    toc: (el) => ({ t: 'toc', title: el.title !== undefined ? this.#plain(el.title) : null, depth: el.depth ?? 3 }),
+    listOfFigures: (el) => ({ t: 'lof', title: el.title !== undefined ? this.#plain(el.title) : this.#words.figures }),
+    listOfTables: (el) => ({ t: 'lot', title: el.title !== undefined ? this.#plain(el.title) : this.#words.tables }),
+    bibliography: (el, path) => {
+      if (this.#hasBibliography) throw new RenderInputError([{ path, message: 'a document can hold one bibliography; remove this one' }]);
+      this.#hasBibliography = true;
+      return { t: 'bibliography', title: el.title !== undefined ? this.#plain(el.title) : this.#words.references, style: citationStyleName(el.style ?? this.#defaults.citationStyle ?? 'apa') };
+    },
+    variableRef: (el, path) => this.#variableRef(el.name, path),
+    blockRef: (el, path) => {
+      throw new RenderInputError([{ path, message: `reusable block "${el.blockId}" cannot be rendered yet: reusable blocks are not available on this server; replace the blockRef with the block's content` }]);
+    },
+  };
+
+  #caption(caption: string | undefined): TInline[] | null {
+    return caption !== undefined ? this.#inline(caption) : null;
   }
 
   #listItems(items: ListItem[]): unknown[] {
-    return items.map((item) => (typeof item === 'string' ? { c: this.#inline(item) } : { c: this.#inline(item.text), ...(item.items ? { items: this.#listItems(item.items) } : {}) }));
+    return mapListItems<Record<string, unknown>>(items, '', (text, _path, children) => ({ c: this.#inline(text), ...(children ? { items: children } : {}) }));
   }
 
   #table(el: TableElement, path: string): Record<string, unknown> {
@@ -322,7 +288,7 @@ class Builder {
       header = 1;
     } else {
       const source = el.rows ?? [];
-      rows = source.map((r) => (Array.isArray(r) ? r : r.cells).map(cell));
+      rows = source.map((r) => rowCells(r).map(cell));
       header = Math.max(header, source.filter((r) => !Array.isArray(r) && r.header).length);
     }
     const count = el.columns?.length ?? rows[0]?.reduce((n, c) => n + (c.colspan as number), 0) ?? 1;
