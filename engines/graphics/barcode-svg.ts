@@ -1,6 +1,7 @@
 // One-dimensional barcodes (EAN, UPC, ITF-14, Code 39, Code 128) as SVG, drawn by bwip-js, for any renderer to embed.
 import { createRequire } from 'node:module';
 import type * as BwipJs from 'bwip-js';
+import { escapeXml } from '../xml-escape.js';
 
 // bwip-js takes ~70 ms to load and few documents have a barcode: loaded on the first one, not when a render thread starts.
 // require gives its CommonJS build (exports "node"."require"), the same library as the ESM build.
@@ -99,15 +100,4 @@ export function barcodeSvg(value: string, format: BarcodeFormat, options: Barcod
 
 function round(v: number): number {
   return Math.round(v * 100) / 100;
-}
-
-/** Escapes XML specials and drops the characters XML 1.0 cannot hold at all. */
-function escapeXml(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
 }

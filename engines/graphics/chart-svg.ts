@@ -1,6 +1,7 @@
 // Charts (bar, line, area, scatter, pie) as self-contained SVG in points, for the PDF, DOCX and ODT renderers to embed.
 // Longer than 400 lines: five chart kinds share one frame (axes, ticks, legend, label fitting); each kind is a short function below it.
 import type { ChartElement } from '../../contracts/document-json.js';
+import { escapeXml } from '../xml-escape.js';
 
 export interface ChartSvgOptions {
   /** Final width in points. */
@@ -575,17 +576,6 @@ function contrastOn(fill: string, fallback: string): string {
   if (hex.length === 3) hex = [...hex].map((c) => c + c).join('');
   const [r, g, b] = [0, 2, 4].map((i) => parseInt(hex!.slice(i, i + 2), 16) / 255);
   return 0.2126 * r! + 0.7152 * g! + 0.0722 * b! > 0.55 ? '#000000' : '#ffffff';
-}
-
-/** Escapes XML specials and drops the characters XML 1.0 cannot hold at all. */
-function escapeXml(s: string): string {
-  return s
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
 }
 
 // ---------------------------------------------------------------- description

@@ -18,7 +18,7 @@ import type { Furniture, OfficeDocument, OfficeSection } from './model.js';
 import { DocxContext, twipsFromCm } from './docx-context.js';
 import { blocks, spacer } from './docx-blocks.js';
 import { docxNumbering, docxStyles } from './docx-styles.js';
-import { escapeXml, xmlSafe } from './xml.js';
+import { escapeXml, xmlSafe } from '../xml-escape.js';
 
 const ALIGN = { left: 'left', center: 'center', right: 'right' } as const;
 const VERTICAL = { top: VerticalAlignSection.TOP, center: VerticalAlignSection.CENTER, bottom: VerticalAlignSection.BOTTOM } as const;

@@ -1,4 +1,5 @@
 // Reads PDF/A and PDF/UA claims from an XMP packet and rewrites its document-information properties to match the Info dictionary.
+import { escapeXml } from '../../engines/xml-escape.js';
 
 const NS = {
   rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
@@ -67,10 +68,6 @@ export function pdfUAClaim(xml: string): { part: number; identifier: string } | 
   const part = Number(simpleValue(xml, 'pdfuaid', 'part'));
   if (!Number.isInteger(part) || part < 1) return null;
   return { part, identifier: `PDF/UA-${part}` };
-}
-
-function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
 /**

@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { el, escapeAttr, escapeText, frag, xmlDocument, xmlSafe } from '../../engines/office/xml.js';
+import { el, frag, xmlDocument } from '../../engines/office/xml.js';
+import { escapeAttr, escapeText, xmlSafe } from '../../engines/xml-escape.js';
 import { odtText } from '../../engines/office/odt-common.js';
 import { HOSTILE_STRINGS } from '../fixtures/documents.js';
 
