@@ -12,7 +12,7 @@ export type Inline =
   | { t: 'code'; v: string }
   | { t: 'link'; url: string; c: Inline[] }
   | { t: 'ref'; id: string; c: Inline[] }
-  | { t: 'cite'; items: Array<{ key: string; locator?: string }> }
+  | { t: 'cite'; items: CitationItem[] }
   | { t: 'abbr'; key: string }
   | { t: 'footnote'; c: Inline[] }
   | { t: 'math'; latex: string }
@@ -137,7 +137,7 @@ class InlineParser {
       }
       if (c === '@' && this.s[i + 1] === '[') {
         const close = this.#closingBracket(i + 1, to);
-        const items = close > 0 ? parseCitation(this.s.slice(i + 2, close)) : null;
+        const items = close > 0 ? parseCitationBody(this.s.slice(i + 2, close)) : null;
         if (items) {
           push({ t: 'cite', items });
           i = close + 1;
@@ -269,9 +269,17 @@ class InlineParser {
   }
 }
 
-/** `key`, `key, p. 12`, `a; b, ch. 3` → items; null when a part has no usable key. */
-function parseCitation(body: string): Array<{ key: string; locator?: string }> | null {
-  const items: Array<{ key: string; locator?: string }> = [];
+export interface CitationItem {
+  key: string;
+  locator?: string;
+}
+
+/**
+ * The body of a citation `@[…]`: `key`, `key, p. 12`, `a; b, ch. 3` → items; null when a part has no usable key
+ * (then `@[…]` is not a citation). The Markdown reader (markdown/syntax.ts) applies the same rule.
+ */
+export function parseCitationBody(body: string): CitationItem[] | null {
+  const items: CitationItem[] = [];
   for (const part of body.split(';')) {
     const comma = part.indexOf(',');
     const key = (comma < 0 ? part : part.slice(0, comma)).trim().replace(/^@/, '');

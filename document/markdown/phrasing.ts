@@ -1,10 +1,9 @@
 // mdast inline content → the inline tree of document/inline-markup.ts, with a warning for what document JSON cannot hold.
 import type { Nodes, PhrasingContent, RootContent } from 'mdast';
-import type { Inline } from '../inline-markup.js';
+import { parseCitationBody, type Inline } from '../inline-markup.js';
 import type { ParseContext } from './context.js';
 import { mergeText, type FitOptions } from './inline-tree.js';
 import { toMarkup } from './json-markup.js';
-import { parseCitationBody } from './syntax.js';
 import { markdownTree } from './tree.js';
 
 /** Deeper inline nesting than this is kept as plain text (CommonMark allows any depth; JSON readers need not). */

@@ -6,6 +6,7 @@
 import type { Code, Construct, Effects, Extension, State, TokenizeContext } from 'micromark-util-types';
 import type { CompileContext, Extension as FromMarkdownExtension, Token } from 'mdast-util-from-markdown';
 import type { Literal } from 'mdast';
+import { parseCitationBody } from '../inline-markup.js';
 
 declare module 'micromark-util-types' {
   interface TokenTypeMap {
@@ -323,21 +324,3 @@ export const quireFromMarkdown: FromMarkdownExtension = {
   },
   exit: { quireVariable: exitLiteral, quireAbbreviation: exitLiteral, quireCitation: exitLiteral, quireFootnote: exitLiteral },
 };
-
-export interface CitationItem {
-  key: string;
-  locator?: string;
-}
-
-/** `key`, `key, p. 12`, `a; b, ch. 3` → items; null when a part has no usable key (the rule of document/inline-markup.ts). */
-export function parseCitationBody(body: string): CitationItem[] | null {
-  const items: CitationItem[] = [];
-  for (const part of body.split(';')) {
-    const comma = part.indexOf(',');
-    const key = (comma < 0 ? part : part.slice(0, comma)).trim().replace(/^@/, '');
-    if (!key || /[\s[\]]/.test(key)) return null;
-    const locator = comma < 0 ? '' : part.slice(comma + 1).trim();
-    items.push(locator ? { key, locator } : { key });
-  }
-  return items.length ? items : null;
-}
