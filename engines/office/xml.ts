@@ -2,9 +2,6 @@
 // so user text can only ever become character data; markup comes only from `el` (names checked) or `trusted`.
 import { escapeAttr, escapeText, xmlSafe } from '../xml-escape.js';
 
-// plugins/docx-templates imports escapeXml from here.
-export { escapeXml } from '../xml-escape.js';
-
 /** Markup already known to be well-formed. Only this module and `trusted` create it. */
 export class Xml {
   constructor(readonly markup: string) {}

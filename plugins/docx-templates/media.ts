@@ -3,7 +3,7 @@ import type { OutEntry } from '../../engines/office-package/zip.js';
 import type { TemplateImage } from './images.js';
 import { invalid, type OpenPackage } from './package.js';
 import type { PartWriter } from './placeholders.js';
-import { escapeXml } from './xml-tokens.js';
+import { escapeXml } from '../../engines/xml-escape.js';
 
 export interface MediaSink {
   writerFor(part: string): PartWriter;

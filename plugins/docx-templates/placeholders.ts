@@ -1,5 +1,6 @@
 // Finds {{name}} / ${name} placeholders in an office XML part, however the editor split them over runs, and rewrites the part.
-import { Tok, decodeText, escapeXml, tokenize, type Token } from './xml-tokens.js';
+import { Tok, decodeText, tokenize, type Token } from './xml-tokens.js';
+import { escapeXml } from '../../engines/xml-escape.js';
 
 /** One piece of a replacement: text, a line break, a tab, or a picture. */
 export type Piece = { kind: 'text'; text: string; original?: boolean } | { kind: 'break' } | { kind: 'tab' } | { kind: 'image'; image: unknown };

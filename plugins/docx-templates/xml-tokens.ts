@@ -108,7 +108,6 @@ export function decodeText(raw: string): string {
 }
 
 /** User text as XML character data or attribute value (the office writers' escaping, shared). */
-export { escapeXml } from '../../engines/office/xml.js';
 
 /** The value of one attribute in a start tag's source, or null. */
 export function attr(tag: string, name: string): string | null {

@@ -6,6 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { escapeXml } from '../../engines/xml-escape.js';
 import { bundledFontFiles } from '../../engines/fonts/bundled-fonts.js';
 
 /** Scripts the main families lack come from these, in order. */
@@ -28,19 +29,17 @@ const FAMILY_MAP: Record<string, string[]> = {
   Courier: ['JetBrains Mono'],
 };
 
-const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 export function fontConfigXml(fontDirs: string[]): string {
   const dirs = [...new Set([...bundledFontFiles().map((f) => path.dirname(f)), ...fontDirs.map((d) => path.resolve(d))])];
   const aliases = Object.entries(FAMILY_MAP).map(
-    ([family, prefer]) => `  <alias binding="same"><family>${xml(family)}</family><prefer>${[...prefer, ...FALLBACKS].map((f) => `<family>${xml(f)}</family>`).join('')}</prefer></alias>`,
+    ([family, prefer]) => `  <alias binding="same"><family>${escapeXml(family)}</family><prefer>${[...prefer, ...FALLBACKS].map((f) => `<family>${escapeXml(f)}</family>`).join('')}</prefer></alias>`,
   );
   return [
     '<?xml version="1.0"?>',
     '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
     '<fontconfig>',
-    ...dirs.map((d) => `  <dir>${xml(d)}</dir>`),
-    `  <cachedir>${xml(path.join(tmpdir(), 'quire-fontconfig-cache'))}</cachedir>`,
+    ...dirs.map((d) => `  <dir>${escapeXml(d)}</dir>`),
+    `  <cachedir>${escapeXml(path.join(tmpdir(), 'quire-fontconfig-cache'))}</cachedir>`,
     ...aliases,
     // A family nobody has falls back to sans-serif (what the usual 49-sansserif.conf does).
     '  <match target="pattern">',
