@@ -1,12 +1,11 @@
-// Creating tools jobs: contract validation, input files, page specs, credits and backpressure, then persist and queue.
+// Creating tools jobs: input files, page specs, credits and backpressure, then persist and queue. The caller
+// checked the body against the action's request schema (jobRequestSchema); the messages name the endpoint it gives.
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { Type } from '@sinclair/typebox';
-import type { ValidateFunction } from 'ajv';
 import { TOKENS } from './tokens.js';
 import { HttpError, type FieldError } from '../contracts/errors.js';
-import { compileSchema, formatAjvErrors } from '../contracts/schema.js';
 import { checkPageSpecs, resolvePageSpec } from '../sdk/page-spec.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { JobRunner, inputFileRefs } from './job-runner.js';
@@ -20,6 +19,9 @@ import type { ActionCredits } from '../sdk/plugin-api.js';
 import type { FileRecord, JobRecord, WebhookConfig } from './model.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
 
+/** A body matching jobRequestSchema: the action's input fields and the optional `webhook`. */
+export type JobRequest = Record<string, unknown> & { webhook?: WebhookConfig };
+
 /** The request body schema of a job route: the plugin's input plus the kernel's `webhook`. */
 export function jobRequestSchema(inputSchema: TSchema): TSchema {
   const input = inputSchema as TObject;
@@ -28,7 +30,6 @@ export function jobRequestSchema(inputSchema: TSchema): TSchema {
 
 @injectable()
 export class JobService {
-  readonly #validators = new Map<string, ValidateFunction>();
   readonly #orgLocks = new KeyedMutex();
   /** Credits held outside the store, per organization: synchronous imports in progress (jobs hold theirs as records). */
   readonly #held = new Map<string, number>();
@@ -41,20 +42,22 @@ export class JobService {
     @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
   ) {}
 
-  async create(orgId: string, reg: RegisteredAction, body: unknown): Promise<JobRecord> {
+  /**
+   * A tools job from a body that matches the action's jobRequestSchema (the caller checked it). `endpoint`
+   * is how the caller names what it serves (a tools route), for the answers that name it.
+   */
+  async create(orgId: string, reg: RegisteredAction, body: JobRequest, endpoint: string): Promise<JobRecord> {
     const { action, plugin } = reg;
-    const validate = this.#validator(reg);
-    if (!validate(body)) throw new HttpError('VALIDATION_FAILED', `The request body does not match the ${action.name} contract.`, formatAjvErrors(validate.errors));
-    const { webhook, ...params } = body as Record<string, unknown> & { webhook?: WebhookConfig };
+    const { webhook, ...params } = body;
     if (webhook) this.#checkWebhook(webhook);
 
     const refs = inputFileRefs(action, params);
-    const files = await this.resolveInputFiles(orgId, action, params, refs);
+    const files = await this.resolveInputFiles(orgId, action, params, endpoint, refs);
     // A request may need an optional system component the machine lacks (LibreOffice for a PDF output).
     const absent = this.registry.missingFor(reg, params, refs.map((r) => ({ field: r.field, mimeType: files.get(r.fileId)!.mimeType })));
     if (absent.length) {
       const how = plugin.definition.manifest.requires.filter((c) => absent.includes(c.name)).map((c) => `${c.name} (${c.install})`);
-      throw new HttpError('PLUGIN_UNAVAILABLE', `${action.route?.path} cannot serve this request: it needs ${how.join(', ')}, which is not installed on this server. Requests that do not need it still work.`, undefined, { 'Retry-After': '3600' });
+      throw new HttpError('PLUGIN_UNAVAILABLE', `${endpoint} cannot serve this request: it needs ${how.join(', ')}, which is not installed on this server. Requests that do not need it still work.`, undefined, { 'Retry-After': '3600' });
     }
     const specErrors: FieldError[] = [];
     for (const decl of action.pageSpecs ?? []) {
@@ -66,16 +69,16 @@ export class JobService {
       }
     }
     if (specErrors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${specErrors.map((e) => e.message).join('; ')}.`, specErrors);
-    const pages = action.pages ? await this.#meterPages(orgId, reg, params, files.get(String(params[action.pages.file]))) : undefined;
+    const pages = action.pages ? await this.#meterPages(orgId, reg, params, files.get(String(params[action.pages.file])), endpoint) : undefined;
 
-    return this.admit(orgId, reg, { kind: 'tools', params, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: action.route!.path, pages });
+    return this.admit(orgId, reg, { kind: 'tools', params, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: endpoint, pages });
   }
 
   /**
    * A page-metered action: checks the rules that depend on the input's type (400), counts the pages the
    * job will process and checks them against the organization plan's limit (413).
    */
-  async #meterPages(orgId: string, reg: RegisteredAction, params: Record<string, unknown>, file: FileRecord | undefined): Promise<number> {
+  async #meterPages(orgId: string, reg: RegisteredAction, params: Record<string, unknown>, file: FileRecord | undefined, endpoint: string): Promise<number> {
     const decl = reg.action.pages!;
     const isPdf = file?.mimeType === 'application/pdf';
     const errors: FieldError[] = [];
@@ -100,26 +103,26 @@ export class JobService {
     const org = await this.store.getOrganization(orgId);
     const limit = org ? planPageLimit(decl.planLimits ?? {}, reg.plugin.settings.planPageLimits, org.plan) : null;
     if (limit !== null && count > limit) {
-      throw new HttpError('PAGE_LIMIT_EXCEEDED', `${reg.action.route?.path} would process ${count} pages of ${decl.file}; plan ${org!.plan} allows ${limit} per job. Select fewer pages${decl.specs ? ` with ${decl.specs}` : ''} or split the PDF.`);
+      throw new HttpError('PAGE_LIMIT_EXCEEDED', `${endpoint} would process ${count} pages of ${decl.file}; plan ${org!.plan} allows ${limit} per job. Select fewer pages${decl.specs ? ` with ${decl.specs}` : ''} or split the PDF.`);
     }
     return count;
   }
 
-  /** The tool files a request names, looked up in the caller's organization (404) and checked against the action's accepted types (415). */
-  async resolveInputFiles(orgId: string, action: RegisteredAction['action'], params: Record<string, unknown>, refs = inputFileRefs(action, params)): Promise<Map<string, FileRecord>> {
+  /** The tool files a request names, looked up in the caller's organization (404) and checked against the action's accepted types (415); `endpoint` as in `create`. */
+  async resolveInputFiles(orgId: string, action: RegisteredAction['action'], params: Record<string, unknown>, endpoint: string, refs = inputFileRefs(action, params)): Promise<Map<string, FileRecord>> {
     const now = this.clock.now().toISOString();
     const files = new Map<string, FileRecord>();
     for (const ref of refs) {
       const path = fieldPath(params, ref);
       const rec = await this.store.getFile(orgId, ref.fileId);
-      // Temporary images (POST /images/upload) are for documents, not tool inputs.
+      // Temporary images (uploaded for documents) are not tool inputs.
       if (!rec || rec.kind === 'IMAGE' || rec.expiresAt <= now) throw new HttpError('NOT_FOUND', `${path}: file ${ref.fileId} was not found (unknown, expired, or another organization's).`);
       const { accept, maxBytes } = action.files!.find((f) => f.field === ref.field || matchesPath(f.field, ref.field))!;
       if (!accept.includes(rec.mimeType)) {
-        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${action.route?.path} accepts ${accept.join(', ')}.`);
+        throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `${path}: file ${ref.fileId} is ${rec.mimeType} (detected from its content); ${endpoint} accepts ${accept.join(', ')}.`);
       }
       if (maxBytes !== undefined && rec.sizeBytes > maxBytes) {
-        throw new HttpError('PAYLOAD_TOO_LARGE', `${path}: file ${ref.fileId} has ${rec.sizeBytes} bytes; ${action.route?.path} takes files of at most ${maxBytes} bytes (${formatMegabytes(maxBytes)}).`);
+        throw new HttpError('PAYLOAD_TOO_LARGE', `${path}: file ${ref.fileId} has ${rec.sizeBytes} bytes; ${endpoint} takes files of at most ${maxBytes} bytes (${formatMegabytes(maxBytes)}).`);
       }
       files.set(ref.fileId, rec);
     }
@@ -213,15 +216,6 @@ export class JobService {
   /** Checks a request's webhook: URL syntax under the outbound policy and consistent auth fields (400 otherwise). */
   checkWebhook(webhook: WebhookConfig): void {
     this.#checkWebhook(webhook);
-  }
-
-  #validator(reg: RegisteredAction): ValidateFunction {
-    let v = this.#validators.get(reg.action.name);
-    if (!v) {
-      v = compileSchema(jobRequestSchema(reg.plugin.definition.contract[reg.action.name]!.input));
-      this.#validators.set(reg.action.name, v);
-    }
-    return v;
   }
 
   #checkWebhook(webhook: WebhookConfig): void {

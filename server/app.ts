@@ -7,6 +7,7 @@ import type { Quire } from './composition-root.js';
 import { authenticate } from './auth.js';
 import { RateLimiter } from './rate-limit.js';
 import { sendProblem } from './problem.js';
+import { bodyReader } from './json-body.js';
 import type { RouteContext, RouteDefinition } from './context.js';
 import { fileRoutes } from './routes/files.js';
 import { imageRoutes } from './routes/images.js';
@@ -51,34 +52,40 @@ export function createServer(quire: Quire): QuireServer {
     },
   });
 
-  const wrap = (route: RouteDefinition) => async (req: PolkaRequest, res: http.ServerResponse) => {
-    const requestId = res.getHeader('X-Request-Id') as string;
-    const log = kernel.log.child({ requestId });
-    const ctx: RouteContext = { req, res, kernel, services, requestId, log, params: req.params ?? {}, query: new URLSearchParams(req.search ?? ''), principal: null };
-    try {
-      if (shuttingDown && route.auth !== 'none') {
-        throw new HttpError('SHUTTING_DOWN', 'The server is shutting down and accepts no new requests.', undefined, { 'Retry-After': '5', Connection: 'close' });
-      }
-      const useKey = route.auth === 'key' || (route.auth === 'download' && !ctx.query.get('token'));
-      if (useKey) {
-        ctx.principal = await authenticate(req, kernel);
-        if (limiter.enabled) {
-          const d = limiter.take(ctx.principal.subject);
-          res.setHeader('RateLimit-Limit', String(d.limit));
-          res.setHeader('RateLimit-Remaining', String(d.remaining));
-          res.setHeader('RateLimit-Reset', String(d.resetSeconds));
-          res.setHeader('RateLimit-Policy', `${d.limit};w=60`);
-          if (!d.allowed) {
-            throw new HttpError('RATE_LIMITED', `More than ${d.limit} requests per minute with this key; retry in ${d.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(d.retryAfterSeconds) });
+  // Each route's body schema is compiled here, once, when the route is registered.
+  const wrap = (route: RouteDefinition) => {
+    const readBody = bodyReader(route, kernel.config.maxJsonBodyBytes);
+    return async (req: PolkaRequest, res: http.ServerResponse) => {
+      const requestId = res.getHeader('X-Request-Id') as string;
+      const log = kernel.log.child({ requestId });
+      const ctx: RouteContext = { req, res, kernel, services, requestId, log, params: req.params ?? {}, query: new URLSearchParams(req.search ?? ''), principal: null, body: undefined };
+      try {
+        if (shuttingDown && route.auth !== 'none') {
+          throw new HttpError('SHUTTING_DOWN', 'The server is shutting down and accepts no new requests.', undefined, { 'Retry-After': '5', Connection: 'close' });
+        }
+        const useKey = route.auth === 'key' || (route.auth === 'download' && !ctx.query.get('token'));
+        if (useKey) {
+          ctx.principal = await authenticate(req, kernel);
+          if (limiter.enabled) {
+            const d = limiter.take(ctx.principal.subject);
+            res.setHeader('RateLimit-Limit', String(d.limit));
+            res.setHeader('RateLimit-Remaining', String(d.remaining));
+            res.setHeader('RateLimit-Reset', String(d.resetSeconds));
+            res.setHeader('RateLimit-Policy', `${d.limit};w=60`);
+            if (!d.allowed) {
+              throw new HttpError('RATE_LIMITED', `More than ${d.limit} requests per minute with this key; retry in ${d.retryAfterSeconds} s.`, undefined, { 'Retry-After': String(d.retryAfterSeconds) });
+            }
           }
         }
+        const pre = await route.preValidation?.(ctx);
+        if (readBody) ctx.body = await readBody(req);
+        await route.handler(ctx, pre);
+      } catch (err) {
+        if (!(err instanceof HttpError)) log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+        if (!req.complete) req.resume();
+        sendProblem(res, err, requestId);
       }
-      await route.handler(ctx);
-    } catch (err) {
-      if (!(err instanceof HttpError)) log.error({ err, method: req.method, path: req.path }, 'unhandled error');
-      if (!req.complete) req.resume();
-      sendProblem(res, err, requestId);
-    }
+    };
   };
 
   app.use((req, res, next) => {

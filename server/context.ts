@@ -1,11 +1,12 @@
-// What every route handler gets: the request, the kernel and the services, the caller and a request-scoped logger.
+// What every route handler gets: the request, the kernel and the services, the caller, a request-scoped logger and
+// the checked JSON body; and what a route declares: its body rule, its pre-validation and its OpenAPI doc.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Kernel } from '../kernel/kernel.js';
 import type { Services } from './composition-root.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Principal } from './auth.js';
 
-export interface RouteContext {
+export interface RouteContext<Body = unknown> {
   req: IncomingMessage;
   res: ServerResponse;
   kernel: Kernel;
@@ -16,6 +17,8 @@ export interface RouteContext {
   query: URLSearchParams;
   /** Set for routes with auth 'key'; for 'download' when an API key was used. */
   principal: Principal | null;
+  /** The JSON body, read and checked by the app before the handler runs (routes with a `body` rule); undefined otherwise. */
+  body: Body;
 }
 
 export type AuthMode = 'none' | 'key' | 'download';
@@ -34,10 +37,38 @@ export interface RouteDoc {
   hidden?: boolean;
 }
 
-export interface RouteDefinition {
+/**
+ * How the app reads a route's JSON body and checks it, once, before the handler runs (Fastify-style: the route
+ * validates, the service trusts). The schema is compiled when the route is registered. Multipart uploads read
+ * their own body (their size and type checks need the stream) and have no rule.
+ */
+export interface BodyRule<Body = unknown> {
+  /** The 400 detail when the body does not match the schema (the route's words; it may name the route). */
+  mismatch?: string;
+  /** The schema the body must match, when it is not `doc.body` (which the OpenAPI document shows). */
+  schema?: object;
+  /**
+   * Instead of `schema` and `mismatch`: a check with its own messages (it throws the 400), for bodies a schema
+   * cannot describe alone (a style preset's `definition` goes through the document validator).
+   */
+  check?: (body: unknown) => Body;
+  /** Largest body in bytes; default the configured `maxJsonBodyBytes`. */
+  limit?: number;
+  /** No body at all (Content-Length 0, or neither a length nor chunks) stands for `{}`. */
+  optional?: boolean;
+}
+
+export interface RouteDefinition<Body = unknown, Pre = unknown> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   auth: AuthMode;
-  handler: (ctx: RouteContext) => Promise<void>;
+  /** The JSON body, checked before the handler; the handler finds it in `ctx.body`. */
+  body?: BodyRule<Body>;
+  /**
+   * Checks that answer before the body is read (Fastify's preValidation): the query, the caller's role, the
+   * addressed resource, the plugin's state. What it returns is the handler's second argument.
+   */
+  preValidation?(ctx: RouteContext): Promise<Pre> | Pre;
+  handler(ctx: RouteContext<Body>, pre: Pre): Promise<void>;
   doc?: RouteDoc;
 }

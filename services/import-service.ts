@@ -1,4 +1,5 @@
-// Runs importer actions synchronously: validate, resolve files, reserve credits, run on the plugin's pool, store returned images, charge, answer.
+// Runs importer actions synchronously: resolve files, reserve credits, run on the plugin's pool, store returned images,
+// check the result, charge, answer. The route checked the body against the action's input contract.
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
@@ -39,19 +40,17 @@ export class ImportService {
     @inject(JobService) private readonly jobs: JobService,
   ) {}
 
-  async run(orgId: string, reg: RegisteredAction, body: unknown): Promise<Record<string, unknown>> {
+  /** `params` match the action's input contract (the caller checked them); `endpoint` names what the caller serves, for the answers that name it. */
+  async run(orgId: string, reg: RegisteredAction, params: Record<string, unknown>, endpoint: string): Promise<Record<string, unknown>> {
     const { action, plugin } = reg;
     const pool = plugin.pool!;
-    const validate = this.#validator(reg, 'input');
-    if (!validate(body)) throw new HttpError('VALIDATION_FAILED', `The request body does not match the ${action.name} contract.`, formatAjvErrors(validate.errors));
-    const params = body as Record<string, unknown>;
-    const records = await this.jobs.resolveInputFiles(orgId, action, params);
+    const records = await this.jobs.resolveInputFiles(orgId, action, params, endpoint);
 
     const pluginId = plugin.definition.manifest.id;
     const running = this.#running.get(pluginId) ?? 0;
     if (running >= pool.limits.maxBacklog) {
       const retryAfter = Math.max(1, Math.ceil(pool.limits.timeoutMs / 1000 / 4));
-      throw new HttpError('SERVICE_BUSY', `${action.route!.path} is already running ${running} imports, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
+      throw new HttpError('SERVICE_BUSY', `${endpoint} is already running ${running} imports, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
     }
     const cost = action.credits.perRequest;
     const release = await this.jobs.hold(orgId, action.name, cost);
@@ -79,7 +78,7 @@ export class ImportService {
         throw new HttpError('IMPORT_FAILED', e.message, [{ path: field, message: e.message, code }]);
       }
       const result = await this.#storeImages(orgId, action.name, output);
-      const check = this.#validator(reg, 'result');
+      const check = this.#resultValidator(reg);
       if (!check(result)) {
         const problems = formatAjvErrors(check.errors, 'result').map((e) => `${e.path} ${e.message}`);
         this.log.error({ action: action.name, problems }, 'importer result breaks its contract');
@@ -128,12 +127,12 @@ export class ImportService {
     return replaceStrings(result, paths) as Record<string, unknown>;
   }
 
-  #validator(reg: RegisteredAction, part: 'input' | 'result'): ValidateFunction {
-    const key = `${reg.action.name}\0${part}`;
-    let v = this.#validators.get(key);
+  /** The result is the plugin's answer, not the client's: checked here, against the action's result contract. */
+  #resultValidator(reg: RegisteredAction): ValidateFunction {
+    let v = this.#validators.get(reg.action.name);
     if (!v) {
-      v = compileSchema(reg.plugin.definition.contract[reg.action.name]![part]);
-      this.#validators.set(key, v);
+      v = compileSchema(reg.plugin.definition.contract[reg.action.name]!.result);
+      this.#validators.set(reg.action.name, v);
     }
     return v;
   }

@@ -1,25 +1,13 @@
 // Creating render jobs: `{config, pdfProfile, webhook}` or Extended Markdown with its settings, checked
 // (document contract, strict references, images, target), then admitted like any job (backlog, credits)
-// and queued on the target's plugin; the page-image variants add `image` and target png/jpeg. Also the
-// no-render check of Extended Markdown.
+// and queued on the target's plugin; the page-image variants add `image` and target its format. Also the
+// no-render check of Extended Markdown. The route checked each body against its schema; this trusts it.
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../kernel/tokens.js';
 import { HttpError, type FieldError } from '../contracts/errors.js';
-import { compileSchema, formatAjvErrors } from '../contracts/schema.js';
-import type { ValidateFunction } from 'ajv';
 import { JobService } from '../kernel/job-service.js';
-import {
-  IMAGE_DPI,
-  ImageRenderRequestSchema,
-  MarkdownImageRenderRequestSchema,
-  MarkdownRenderRequestSchema,
-  RenderRequestSchema,
-  type ImageFormat,
-  type ImageOptions,
-  type MarkdownRenderRequest,
-  type MarkdownValidation,
-} from '../contracts/render.js';
+import { IMAGE_DPI, type ImageFormat, type ImageOptions, type MarkdownRenderRequest, type MarkdownValidation } from '../contracts/render.js';
 import { validateDocument, scanReferences } from '../document/validator.js';
 import type { Defaults, DocumentJson } from '../contracts/document-json.js';
 import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
@@ -33,11 +21,6 @@ import type { UrlPolicy } from '../sdk/url-policy.js';
 import type { JobRecord, WebhookConfig } from '../kernel/model.js';
 import { resolveTempImagePath } from '../kernel/temp-images.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
-
-const checkRequest = compileSchema(RenderRequestSchema);
-const checkImageRequest = compileSchema(ImageRenderRequestSchema);
-const checkMarkdownRequest = compileSchema<MarkdownRenderRequest>(MarkdownRenderRequestSchema);
-const checkMarkdownImageRequest = compileSchema<MarkdownRenderRequest & { image?: ImageOptions }>(MarkdownImageRenderRequestSchema);
 
 /** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
 export interface ImageSettings {
@@ -62,16 +45,18 @@ export class RenderService {
     @inject(JobService) private readonly jobs: JobService,
   ) {}
 
-  async create(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
-    if (!checkRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render.', formatAjvErrors(checkRequest.errors));
-    return this.#createFromConfig(orgId, body as RenderBody, strict, 'POST /render');
+  /**
+   * A render of document JSON (a body of RenderRequestSchema). `endpoint` is how the caller names what it
+   * serves, for the answers that name it (a full backlog).
+   */
+  async create(orgId: string, body: RenderBody, strict: boolean, endpoint: string): Promise<JobRecord> {
+    return this.#createFromConfig(orgId, body, strict, endpoint);
   }
 
-  /** POST /render/images: the document of POST /render, rasterised page by page (`image`). */
-  async createImages(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
-    if (!checkImageRequest(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match POST /render/images.', formatAjvErrors(checkImageRequest.errors));
-    const image = imageSettings((body as RenderBody).image);
-    return this.#createFromConfig(orgId, body as RenderBody, strict, 'POST /render/images', image);
+  /** The document of `create`, rasterised page by page (`image`; a body of ImageRenderRequestSchema). */
+  async createImages(orgId: string, body: RenderBody, strict: boolean, endpoint: string): Promise<JobRecord> {
+    const image = imageSettings(body.image);
+    return this.#createFromConfig(orgId, body, strict, endpoint, image);
   }
 
   async #createFromConfig(orgId: string, body: RenderBody, strict: boolean, what: string, image?: ImageSettings): Promise<JobRecord> {
@@ -94,20 +79,20 @@ export class RenderService {
     return this.#admit(orgId, doc, pdfProfile, webhook, findings, what, image);
   }
 
-  /** POST /render/markdown: the Markdown and its settings become a document, rendered like POST /render. */
-  async createFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
-    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown', false);
+  /** The Markdown and its settings become a document, rendered like `create` (a body of MarkdownRenderRequestSchema). */
+  async createFromMarkdown(orgId: string, body: MarkdownRenderRequest, strict: boolean, endpoint: string): Promise<JobRecord> {
+    return this.#createFromMarkdown(orgId, body, strict, endpoint, false);
   }
 
-  /** POST /render/markdown/images: the Markdown request plus `image`, rasterised like POST /render/images. */
-  async createImagesFromMarkdown(orgId: string, body: unknown, strict: boolean): Promise<JobRecord> {
-    return this.#createFromMarkdown(orgId, body, strict, 'POST /render/markdown/images', true);
+  /** The Markdown request plus `image`, rasterised like `createImages` (a body of MarkdownImageRenderRequestSchema). */
+  async createImagesFromMarkdown(orgId: string, body: MarkdownImageRequest, strict: boolean, endpoint: string): Promise<JobRecord> {
+    return this.#createFromMarkdown(orgId, body, strict, endpoint, true);
   }
 
-  async #createFromMarkdown(orgId: string, body: unknown, strict: boolean, what: string, images: boolean): Promise<JobRecord> {
+  async #createFromMarkdown(orgId: string, body: MarkdownImageRequest, strict: boolean, what: string, images: boolean): Promise<JobRecord> {
     // The image settings are checked first: they are the envelope's, and cheap.
-    const image = images && checkMarkdownImageRequest(body) ? imageSettings(body.image) : undefined;
-    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict, images ? checkMarkdownImageRequest : checkMarkdownRequest);
+    const image = images ? imageSettings(body.image) : undefined;
+    const { request, parsed } = await this.#parseMarkdown(orgId, body, strict);
     if (parsed.errors.length) {
       throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${summary(parsed.errors.map(located))}.`, parsed.errors);
     }
@@ -117,19 +102,17 @@ export class RenderService {
     return this.#admit(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, what, image);
   }
 
-  /** POST /render/validate/markdown: what POST /render/markdown would say of the same body, without rendering. */
-  async validateMarkdown(orgId: string, body: unknown, strict: boolean): Promise<MarkdownValidation> {
+  /** What `createFromMarkdown` would say of the same body, without rendering. */
+  async validateMarkdown(orgId: string, body: MarkdownRenderRequest, strict: boolean): Promise<MarkdownValidation> {
     const { parsed } = await this.#parseMarkdown(orgId, body, strict);
     return { valid: parsed.errors.length === 0, errors: parsed.errors.map(publicIssue), warnings: parsed.warnings.map(publicIssue) };
   }
 
   /**
-   * The request's envelope must match (else 400); the style preset must exist (else 400). Styling
-   * errors in `style` and everything about the Markdown and the other settings are in the result.
+   * The style preset must exist (else 400). Styling errors in `style` and everything about the Markdown and
+   * the other settings are in the result.
    */
-  async #parseMarkdown(orgId: string, body: unknown, strict: boolean, check: ValidateFunction<MarkdownRenderRequest> = checkMarkdownRequest): Promise<{ request: MarkdownRenderRequest; parsed: ParseResult }> {
-    if (!check(body)) throw new HttpError('VALIDATION_FAILED', 'The request body does not match the Extended Markdown request.', formatAjvErrors(check.errors));
-    const request = body;
+  async #parseMarkdown(orgId: string, request: MarkdownRenderRequest, strict: boolean): Promise<{ request: MarkdownRenderRequest; parsed: ParseResult }> {
     const baseDefaults = request.stylePresetId ? await resolveStyle(this.store, orgId, request.stylePresetId) : undefined;
     const styleErrors: Issue[] = request.style ? validateStyleDefinition(request.style, 'style') : [];
     const style = styleErrors.length ? undefined : (request.style as Defaults | undefined);
@@ -231,7 +214,10 @@ export class RenderService {
 const DOCUMENT_TARGETS = ['pdf', 'docx', 'odt'] as const;
 const IMAGE_TARGETS = ['png', 'jpeg'] as const;
 
-type RenderBody = { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig; image?: ImageOptions };
+/** A body of RenderRequestSchema or ImageRenderRequestSchema, as the route checked it. */
+export type RenderBody = { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig; image?: ImageOptions };
+/** A body of MarkdownRenderRequestSchema or MarkdownImageRenderRequestSchema. */
+export type MarkdownImageRequest = MarkdownRenderRequest & { image?: ImageOptions };
 
 /**
  * `image` with its defaults (png, 150 dpi, every page). Malformed page specs answer 400 here; whether a

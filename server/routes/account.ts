@@ -1,17 +1,13 @@
 // The caller's organization: credit balance and ledger, API keys (owners and admins manage them).
 import { HttpError } from '../../contracts/errors.js';
-import { compileSchema, formatAjvErrors } from '../../contracts/schema.js';
 import { createApiKey } from '../../kernel/bootstrap.js';
 import { ApiKeySchema, CreateApiKeySchema, CreditsSchema } from '../../contracts/common.js';
 import { Type } from '@sinclair/typebox';
 import type { ApiKeyRecord, Role } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { requireRole, roleAtLeast } from '../auth.js';
-import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-
-const validateCreateKey = compileSchema<{ name: string; role: Role }>(CreateApiKeySchema);
 
 async function credits(ctx: RouteContext): Promise<void> {
   const { store } = ctx.kernel;
@@ -38,11 +34,10 @@ async function listKeys(ctx: RouteContext): Promise<void> {
   sendJson(ctx.res, 200, { items: keys.map(keyView) });
 }
 
-async function createKey(ctx: RouteContext): Promise<void> {
+/** The body matched CreateApiKeySchema (the route's rule, after the role check). */
+async function createKey(ctx: RouteContext<{ name: string; role: Role }>): Promise<void> {
   const p = ctx.principal!;
-  requireRole(p, 'admin');
-  const body = await readJsonBody(ctx.req, 16 * 1024);
-  if (!validateCreateKey(body)) throw new HttpError('VALIDATION_FAILED', 'The body does not describe an API key.', formatAjvErrors(validateCreateKey.errors));
+  const body = ctx.body;
   if (!roleAtLeast(p.role, body.role)) throw new HttpError('FORBIDDEN', `A ${p.role} key cannot create ${body.role} keys.`);
   const { id, key } = await createApiKey(ctx.kernel.store, ctx.kernel.clock, p.orgId, body.role, body.name);
   const rec = (await ctx.kernel.store.listApiKeys(p.orgId)).find((k) => k.id === id)!;
@@ -80,6 +75,9 @@ export function accountRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/api-keys`,
       auth: 'key',
+      // Only admins and owners create keys: the role answers before the body.
+      preValidation: (ctx) => requireRole(ctx.principal!, 'admin'),
+      body: { mismatch: 'The body does not describe an API key.', limit: 16 * 1024 },
       handler: createKey,
       doc: { tag: 'Account', summary: 'Create an API key (admin or owner; the key is shown once)', body: CreateApiKeySchema, responses: { 201: ApiKeySchema } },
     },

@@ -90,6 +90,7 @@ export function fileRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/tools/files/upload`,
       auth: 'key',
+      // No body rule: a multipart upload is read by its handler (server/upload.ts), whose type and size checks need the stream.
       handler: upload,
       doc: {
         tag: 'Files',

@@ -1,15 +1,22 @@
 // Extended Markdown over HTTP: POST /render/markdown (a render job) and POST /render/validate/markdown (the same checks, no render, no credits).
-import { MarkdownImageRenderRequestSchema, MarkdownRenderRequestSchema, MarkdownValidateRequestSchema, MarkdownValidationSchema, RenderJobSchema } from '../../contracts/render.js';
+import {
+  MarkdownImageRenderRequestSchema,
+  MarkdownRenderRequestSchema,
+  MarkdownValidateRequestSchema,
+  MarkdownValidationSchema,
+  RenderJobSchema,
+  type MarkdownRenderRequest,
+} from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
-import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 import { creatingRender, IMAGE_ROUTE_NOTE, STRICT_QUERY, strictOf } from './render.js';
 
-async function validate(ctx: RouteContext): Promise<void> {
-  const strict = strictOf(ctx);
-  const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-  sendJson(ctx.res, 200, await ctx.services.renders.validateMarkdown(ctx.principal!.orgId, body, strict));
+/** The 400 detail of a body that is not an Extended Markdown request, for the render and the validate routes alike. */
+const MISMATCH = 'The request body does not match the Extended Markdown request.';
+
+async function validate(ctx: RouteContext<MarkdownRenderRequest>, strict: boolean): Promise<void> {
+  sendJson(ctx.res, 200, await ctx.services.renders.validateMarkdown(ctx.principal!.orgId, ctx.body, strict));
 }
 
 export function markdownRoutes(): RouteDefinition[] {
@@ -18,7 +25,7 @@ export function markdownRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/markdown`,
       auth: 'key',
-      handler: creatingRender('createFromMarkdown'),
+      ...creatingRender('createFromMarkdown', 'POST /render/markdown', MISMATCH),
       doc: {
         tag: 'Rendering',
         summary: 'Render Extended Markdown (temporary; output expires)',
@@ -35,7 +42,7 @@ export function markdownRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/markdown/images`,
       auth: 'key',
-      handler: creatingRender('createImagesFromMarkdown'),
+      ...creatingRender('createImagesFromMarkdown', 'POST /render/markdown/images', MISMATCH),
       doc: {
         tag: 'Rendering',
         summary: 'Render Extended Markdown to page images, PNG or JPEG (temporary; output expires)',
@@ -49,6 +56,8 @@ export function markdownRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/validate/markdown`,
       auth: 'key',
+      body: { mismatch: MISMATCH },
+      preValidation: strictOf,
       handler: validate,
       doc: {
         tag: 'Rendering',

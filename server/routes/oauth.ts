@@ -20,6 +20,7 @@ function oauthError(res: ServerResponse, status: number, error: string, descript
   res.end(JSON.stringify({ error, error_description: description }));
 }
 
+/** The token request is a form (RFC 6749), not JSON: read here, with no body rule. */
 async function readForm(ctx: RouteContext): Promise<URLSearchParams> {
   const type = (ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   const chunks: Buffer[] = [];

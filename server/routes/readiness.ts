@@ -8,22 +8,27 @@ import { PdfProfileSchema, ReadinessReportSchema, ReadinessRequestSchema } from 
 import { checkReadiness, prefixConfigErrors } from '../../document/readiness.js';
 import type { PdfProfile } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
-import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 
+type Envelope = { config: unknown; pdfProfile?: PdfProfile };
+
 // The envelope only; `config` goes through validateDocument, whose messages and codes are better.
-const validateEnvelope = compileSchema<{ config: unknown; pdfProfile?: PdfProfile }>(
+const validateEnvelope = compileSchema<Envelope>(
   Type.Object({ config: Type.Unknown(), pdfProfile: Type.Optional(PdfProfileSchema), webhook: Type.Optional(WebhookSchema) }, { additionalProperties: false }),
 );
 
-async function readiness(ctx: RouteContext): Promise<void> {
-  const { kernel } = ctx;
-  const body = await readJsonBody(ctx.req, kernel.config.maxJsonBodyBytes);
+/** The route's body check: a JSON object first (its own message), then the envelope. */
+function checkEnvelope(body: unknown): Envelope {
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new HttpError('VALIDATION_FAILED', 'The body must be a JSON object {config, pdfProfile?, webhook?}.', [{ path: '(body)', message: 'must be an object', code: 'INVALID_FIELD' }]);
   }
   if (!validateEnvelope(body)) throw new HttpError('VALIDATION_FAILED', 'The body does not match the readiness request.', formatAjvErrors(validateEnvelope.errors));
+  return body;
+}
+
+async function readiness(ctx: RouteContext<Envelope>): Promise<void> {
+  const { kernel, body } = ctx;
   const checked = validateDocument(body.config);
   if (!checked.valid) {
     const errors = prefixConfigErrors(checked.errors);
@@ -38,6 +43,7 @@ export function readinessRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/readiness`,
       auth: 'key',
+      body: { check: checkEnvelope },
       handler: readiness,
       doc: {
         tag: 'Rendering',

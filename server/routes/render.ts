@@ -11,7 +11,6 @@ import type { JobRecord } from '../../kernel/model.js';
 import type { ImageSettings } from '../../services/render-service.js';
 import { ImageRenderRequestSchema, RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
-import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 import { contentDisposition } from './files.js';
@@ -52,12 +51,19 @@ export function strictOf(ctx: RouteContext): boolean {
   throw new HttpError('VALIDATION_FAILED', `strict must be true or false, not "${v}".`, [{ path: 'query.strict', message: 'must be true or false', code: 'INVALID_FIELD' }]);
 }
 
-/** A render-creating route: `?strict` and the JSON body go to the render service's `method`; 202 with the job. */
-export function creatingRender(method: 'create' | 'createImages' | 'createFromMarkdown' | 'createImagesFromMarkdown'): (ctx: RouteContext) => Promise<void> {
-  return async (ctx) => {
-    const strict = strictOf(ctx);
-    const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-    sendCreated(ctx, await ctx.services.renders[method](ctx.principal!.orgId, body, strict));
+type CreatingMethod = 'create' | 'createImages' | 'createFromMarkdown' | 'createImagesFromMarkdown';
+
+/**
+ * A render-creating route: `?strict` is checked before the body (pre-validation), the body by the app against
+ * the route's schema (400 `mismatch`); both go to the render service's `method`, which trusts them; 202 with
+ * the job. `endpoint` names the route in the service's answers (a full backlog).
+ */
+export function creatingRender(method: CreatingMethod, endpoint: string, mismatch: string): Pick<RouteDefinition<unknown, boolean>, 'body' | 'preValidation' | 'handler'> {
+  return {
+    body: { mismatch },
+    preValidation: strictOf,
+    // The body matched the schema of this route, the one the service method takes.
+    handler: async (ctx, strict) => sendCreated(ctx, await ctx.services.renders[method](ctx.principal!.orgId, ctx.body as never, strict, endpoint)),
   };
 }
 
@@ -118,7 +124,7 @@ export function renderRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render`,
       auth: 'key',
-      handler: creatingRender('create'),
+      ...creatingRender('create', 'POST /render', 'The request body does not match POST /render.'),
       doc: {
         tag: 'Rendering',
         summary: 'Render document JSON (temporary; output expires)',
@@ -135,7 +141,7 @@ export function renderRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/images`,
       auth: 'key',
-      handler: creatingRender('createImages'),
+      ...creatingRender('createImages', 'POST /render/images', 'The request body does not match POST /render/images.'),
       doc: {
         tag: 'Rendering',
         summary: 'Render document JSON to page images, PNG or JPEG (temporary; output expires)',

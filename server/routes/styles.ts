@@ -1,6 +1,5 @@
 // Style presets: the built-in catalog and the organization's own presets (list, read, create, change, delete, copy).
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { HttpError, type FieldError } from '../../contracts/errors.js';
 import { findStylePreset, isSystemStyleId, workspaceStyleView } from '../../services/styles.js';
 import type { StylePresetRecord } from '../../kernel/model.js';
@@ -13,6 +12,9 @@ import {
   STYLE_SOURCE_FILTERS,
   StylePresetListSchema,
   StylePresetSchema,
+  type CopyStylePreset,
+  type CreateStylePreset,
+  type PatchStylePreset,
   type StylePreset,
   type StyleSourceFilter,
 } from '../../contracts/styles.js';
@@ -20,7 +22,6 @@ import { StringEnum } from '../../contracts/document-json.js';
 import { validateCopyStylePreset, validateCreateStylePreset, validatePatchStylePreset, type BodyCheck } from '../../document/styles.js';
 import { systemStylePresets } from '../../contracts/system-styles.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
-import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 
@@ -71,13 +72,6 @@ async function checkRoom(ctx: RouteContext): Promise<void> {
   }
 }
 
-/** The copy endpoint's body is optional: no body (or an empty one) means "default name". */
-async function optionalJsonBody(req: IncomingMessage): Promise<unknown> {
-  const length = req.headers['content-length'];
-  if (length === '0' || (length === undefined && req.headers['transfer-encoding'] === undefined)) return {};
-  return readJsonBody(req, BODY_LIMIT);
-}
-
 async function list(ctx: RouteContext): Promise<void> {
   const source = sourceOf(ctx);
   const items: StylePreset[] = [];
@@ -90,8 +84,8 @@ async function get(ctx: RouteContext): Promise<void> {
   sendJson(ctx.res, 200, await lookup(ctx));
 }
 
-async function create(ctx: RouteContext): Promise<void> {
-  const body = valid(validateCreateStylePreset(await readJsonBody(ctx.req, BODY_LIMIT)), 'a style preset');
+async function create(ctx: RouteContext<CreateStylePreset>): Promise<void> {
+  const body = ctx.body;
   await checkRoom(ctx);
   const now = ctx.kernel.clock.now().toISOString();
   const rec: StylePresetRecord = {
@@ -112,9 +106,8 @@ async function create(ctx: RouteContext): Promise<void> {
   sendJson(ctx.res, 201, workspaceStyleView(rec), { Location: location(rec.id) });
 }
 
-async function update(ctx: RouteContext): Promise<void> {
-  const preset = await ownPreset(ctx, 'changed');
-  const body = valid(validatePatchStylePreset(await readJsonBody(ctx.req, BODY_LIMIT)), 'a change of a style preset');
+async function update(ctx: RouteContext<PatchStylePreset>, preset: StylePreset): Promise<void> {
+  const body = ctx.body;
   const patch: StylePresetPatch = {};
   if (body.name !== undefined) patch.name = body.name;
   if (body.description !== undefined) patch.description = body.description;
@@ -138,9 +131,8 @@ async function remove(ctx: RouteContext): Promise<void> {
   ctx.res.end();
 }
 
-async function copy(ctx: RouteContext): Promise<void> {
-  const original = await lookup(ctx);
-  const body = valid(validateCopyStylePreset(await optionalJsonBody(ctx.req)), 'a copy of a style preset');
+async function copy(ctx: RouteContext<CopyStylePreset>, original: StylePreset): Promise<void> {
+  const body = ctx.body;
   await checkRoom(ctx);
   const now = ctx.kernel.clock.now().toISOString();
   const suffix = ' (copy)';
@@ -193,6 +185,7 @@ export function styleRoutes(): RouteDefinition[] {
       method: 'POST',
       path,
       auth: 'key',
+      body: { check: (b) => valid(validateCreateStylePreset(b), 'a style preset'), limit: BODY_LIMIT },
       handler: create,
       doc: {
         tag: 'Styles',
@@ -208,6 +201,9 @@ export function styleRoutes(): RouteDefinition[] {
       method: 'PATCH',
       path: one,
       auth: 'key',
+      // The preset is looked up first: a system preset answers 403 whatever the body says.
+      preValidation: (ctx) => ownPreset(ctx, 'changed'),
+      body: { check: (b) => valid(validatePatchStylePreset(b), 'a change of a style preset'), limit: BODY_LIMIT },
       handler: update,
       doc: {
         tag: 'Styles',
@@ -228,6 +224,9 @@ export function styleRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${one}/copy`,
       auth: 'key',
+      preValidation: lookup,
+      // The body is optional: no body (or an empty one) means "default name".
+      body: { check: (b) => valid(validateCopyStylePreset(b), 'a copy of a style preset'), limit: BODY_LIMIT, optional: true },
       handler: copy,
       doc: {
         tag: 'Styles',

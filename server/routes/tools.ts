@@ -4,31 +4,35 @@ import { HttpError } from '../../contracts/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import type { RegisteredAction } from '../../kernel/plugin-registry.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
-import { readJsonBody } from '../json-body.js';
 import { sendJson } from '../problem.js';
 import { toolsJobView } from '../views.js';
 import { API_PREFIX } from '../paths.js';
 import { ToolsJobSchema } from '../../contracts/common.js';
-import { jobRequestSchema } from '../../kernel/job-service.js';
+import { jobRequestSchema, type JobRequest } from '../../kernel/job-service.js';
 
-function handler(reg: RegisteredAction) {
-  return async (ctx: RouteContext): Promise<void> => {
+/** A disabled or unavailable plugin answers for itself, whatever the body says: checked before the body. */
+function pluginReady(reg: RegisteredAction, endpoint: string): () => void {
+  return () => {
     const { plugin } = reg;
-    const action = reg.action as RegisteredAction['action'] & { route: { path: string } };
     const id = plugin.definition.manifest.id;
     if (plugin.state === 'disabled') {
-      throw new HttpError('PLUGIN_DISABLED', `${action.route.path} is provided by plugin ${id}, which the operator disabled.`);
+      throw new HttpError('PLUGIN_DISABLED', `${endpoint} is provided by plugin ${id}, which the operator disabled.`);
     }
     if (plugin.state === 'unavailable') {
-      throw new HttpError('PLUGIN_UNAVAILABLE', `${action.route.path} is unavailable: plugin ${id} is ${plugin.reason}.`, undefined, { 'Retry-After': '3600' });
+      throw new HttpError('PLUGIN_UNAVAILABLE', `${endpoint} is unavailable: plugin ${id} is ${plugin.reason}.`, undefined, { 'Retry-After': '3600' });
     }
-    const body = await readJsonBody(ctx.req, ctx.kernel.config.maxJsonBodyBytes);
-    if (plugin.definition.manifest.kind === 'importer') {
+  };
+}
+
+/** The body matched the action's contract (the route's schema); `endpoint` names the route in the kernel's answers. */
+function handler(reg: RegisteredAction, endpoint: string) {
+  return async (ctx: RouteContext<Record<string, unknown>>): Promise<void> => {
+    if (reg.plugin.definition.manifest.kind === 'importer') {
       // Importers answer in the request: no job, the result is the body.
-      sendJson(ctx.res, 200, await ctx.services.imports.run(ctx.principal!.orgId, reg, body));
+      sendJson(ctx.res, 200, await ctx.services.imports.run(ctx.principal!.orgId, reg, ctx.body, endpoint));
       return;
     }
-    const job = await ctx.kernel.jobs.create(ctx.principal!.orgId, reg, body);
+    const job = await ctx.kernel.jobs.create(ctx.principal!.orgId, reg, ctx.body as JobRequest, endpoint);
     ctx.log.info({ jobId: job.id, action: job.action }, 'job created');
     sendJson(ctx.res, 202, toolsJobView(ctx.services.links, job), { Location: `${API_PREFIX}/tools/jobs/${job.id}` });
   };
@@ -39,7 +43,10 @@ export function toolRoutes(kernel: Kernel): RouteDefinition[] {
     method: 'POST' as const,
     path: `${API_PREFIX}${reg.action.route!.path}`,
     auth: 'key' as const,
-    handler: handler(reg),
+    // The schema is the route's doc.body: the plugin's input (plus the kernel's `webhook` for job routes), compiled by the app at registration.
+    body: { mismatch: `The request body does not match the ${reg.action.name} contract.` },
+    preValidation: pluginReady(reg, reg.action.route!.path),
+    handler: handler(reg, reg.action.route!.path),
     doc: reg.plugin.definition.manifest.kind === 'importer' ? importerDoc(reg) : {
       tag: 'Tools',
       summary: reg.action.summary,
