@@ -2,7 +2,7 @@
 // job, PDF profiles and compliance facts.
 import { Type, type Static } from '@sinclair/typebox';
 import { WebhookSchema } from './common.js';
-import { StringEnum } from './document-json.js';
+import { DocumentSettingsSchema, StringEnum } from './document-json.js';
 
 export const PDF_PROFILES = ['standard', 'pdfa-1b', 'pdfa-2b', 'pdfa-3b', 'pdfua-1'] as const;
 export type PdfProfile = (typeof PDF_PROFILES)[number];
@@ -68,7 +68,21 @@ const FieldIssue = Type.Object({ path: Type.String(), message: Type.String(), co
 const Timestamp = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const RenderFormatSchema = Type.Union(['PDF', 'DOCX', 'ODT', 'PNG', 'JPEG'].map((f) => Type.Literal(f)));
+// ---------------------------------------------------------------- render targets
+
+/** The formats document JSON renders to: the spec's `document.type` enum, read from its one definition. */
+export const DOCUMENT_TYPES: readonly string[] = (DocumentSettingsSchema.properties.type as unknown as { enum: string[] }).enum;
+
+/**
+ * Every render target the public contract names: the document formats (POST /render picks one by
+ * `config.document.type`) and the page-image formats (POST /render/images by `image.format`). Plugins provide
+ * them (`ActionDeclaration.target`); the server checks at boot that no manifest declares a target outside this
+ * list (services/render-service.ts, checkRenderTargets), since no request could name it.
+ */
+export const RENDER_TARGETS: readonly string[] = [...DOCUMENT_TYPES, ...IMAGE_FORMATS];
+
+/** A render job's `format`: its target in capitals. */
+export const RenderFormatSchema = Type.Union(RENDER_TARGETS.map((f) => Type.Literal(f.toUpperCase())));
 
 /** The creation answer of POST /render (spec: render-creating response) plus status fields of GET /render/{jobId}. */
 export const RenderJobSchema = Type.Object({

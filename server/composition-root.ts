@@ -22,7 +22,7 @@ import { WebhookDelivery } from '../kernel/webhook-delivery.js';
 import { Sweeper } from '../kernel/sweeper.js';
 import { Kernel } from '../kernel/kernel.js';
 import { UrlPolicy } from '../sdk/url-policy.js';
-import { RenderService } from '../services/render-service.js';
+import { RenderService, checkRenderTargets } from '../services/render-service.js';
 import { ImportService } from '../services/import-service.js';
 import { MarkdownParser } from '../services/markdown-parser.js';
 import { DownloadLinks } from '../services/download-links.js';
@@ -88,6 +88,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     const registry = new PluginRegistry(config, log);
     opened.push(() => registry.close());
     await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE);
+    checkRenderTargets(registry);
     const policy = new UrlPolicy({ allowPrivateNetwork: config.allowPrivateNetwork });
 
     c.register(TOKENS.Config, { useValue: config });

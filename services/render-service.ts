@@ -7,7 +7,7 @@ import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../kernel/tokens.js';
 import { HttpError, type FieldError } from '../contracts/errors.js';
 import { JobService } from '../kernel/job-service.js';
-import { IMAGE_DPI, type ImageFormat, type ImageOptions, type MarkdownRenderRequest, type MarkdownValidation } from '../contracts/render.js';
+import { DOCUMENT_TYPES, IMAGE_DPI, IMAGE_FORMATS, RENDER_TARGETS, type ImageFormat, type ImageOptions, type MarkdownRenderRequest, type MarkdownValidation } from '../contracts/render.js';
 import { validateDocument, scanReferences } from '../document/validator.js';
 import type { Defaults, DocumentJson } from '../contracts/document-json.js';
 import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
@@ -16,7 +16,8 @@ import { MarkdownParser } from './markdown-parser.js';
 import { resolveStyle } from './styles.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Store } from '../kernel/store/store.js';
-import type { PluginRegistry, RegisteredAction } from '../kernel/plugin-registry.js';
+import { PluginLoadError, type PluginRegistry, type RegisteredAction } from '../kernel/plugin-registry.js';
+import type { TObject } from '@sinclair/typebox';
 import type { UrlPolicy } from '../sdk/url-policy.js';
 import type { JobRecord, WebhookConfig } from '../kernel/model.js';
 import { resolveTempImagePath } from '../kernel/temp-images.js';
@@ -29,8 +30,30 @@ export interface ImageSettings {
   pages: string[];
 }
 
-/** Targets whose output is not a PDF, so that no PDF profile applies. */
-const EDITABLE_TARGETS = new Set(['docx', 'odt']);
+/**
+ * Boot check of the render targets the manifests declare (`ActionDeclaration.target`) against the public
+ * contract's (RENDER_TARGETS). The contract keeps its enums (`document.type`, `image.format`, the job's
+ * `format`) rather than deriving them at startup from whatever plugins are loaded: they are the spec clients
+ * generate code from, the same on every server, and the document validator compiles `document.type` before
+ * any plugin loads. So a target outside the contract stops the boot (no request could reach it); a contract
+ * target no plugin provides answers 400 UNSUPPORTED_TARGET (docs/rendering.md). Which plugin serves a target,
+ * and whether a PDF profile applies to it, come from its manifest and contract alone.
+ */
+export function checkRenderTargets(registry: PluginRegistry): void {
+  for (const { plugin, action } of registry.actions()) {
+    if (action.target && !RENDER_TARGETS.includes(action.target)) {
+      throw new PluginLoadError(
+        `Plugin ${plugin.definition.manifest.id}: ${action.name} declares render target ${action.target}, which no request can name; the render contract's targets are ${RENDER_TARGETS.join(', ')} (contracts/render.ts).`,
+      );
+    }
+  }
+}
+
+/** A PDF profile is a promise about a PDF: it applies to the targets whose result reports `pdfCompliance` (render.pdf). */
+function keepsPdfProfile(reg: RegisteredAction): boolean {
+  const result = reg.plugin.definition.contract[reg.action.name]?.result as TObject | undefined;
+  return result?.properties?.pdfCompliance !== undefined;
+}
 
 const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
 
@@ -134,8 +157,8 @@ export class RenderService {
 
   /** Page images target their format (the pages of the PDF rendering, whatever `document.type` says). */
   async #admit(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string, image?: ImageSettings): Promise<JobRecord> {
-    const reg = image ? this.#target(image.format, 'image.format', IMAGE_TARGETS) : this.#target(doc.document.type, 'config.document.type', DOCUMENT_TARGETS);
-    if (!image && pdfProfile !== 'standard' && EDITABLE_TARGETS.has(doc.document.type)) {
+    const reg = image ? this.#target(image.format, 'image.format', IMAGE_FORMATS) : this.#target(doc.document.type, 'config.document.type', DOCUMENT_TYPES);
+    if (!image && pdfProfile !== 'standard' && !keepsPdfProfile(reg)) {
       // A profile is a promise about a PDF; accepting it for a Word or OpenDocument file would be a silent lie.
       throw new HttpError('VALIDATION_FAILED', `pdfProfile ${pdfProfile} applies to PDF output, not to ${doc.document.type.toUpperCase()}; leave it out or set document.type to pdf.`, [
         { path: 'pdfProfile', message: `applies to PDF output only; document.type is ${doc.document.type}`, code: 'PDF_PROFILE_NOT_APPLICABLE' },
@@ -210,9 +233,6 @@ export class RenderService {
     return [...sources];
   }
 }
-
-const DOCUMENT_TARGETS = ['pdf', 'docx', 'odt'] as const;
-const IMAGE_TARGETS = ['png', 'jpeg'] as const;
 
 /** A body of RenderRequestSchema or ImageRenderRequestSchema, as the route checked it. */
 export type RenderBody = { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig; image?: ImageOptions };

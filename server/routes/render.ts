@@ -9,14 +9,17 @@ import { renderTokenScope, type DownloadLinks } from '../../services/download-li
 import { renderFilename } from '../../kernel/job-notifier.js';
 import type { JobRecord } from '../../kernel/model.js';
 import type { ImageSettings } from '../../services/render-service.js';
-import { ImageRenderRequestSchema, RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
+import { ImageRenderRequestSchema, RENDER_TARGETS, RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 import { contentDisposition } from './files.js';
 import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
 
-const FORMATS: Record<string, RenderJob['format']> = { pdf: 'PDF', docx: 'DOCX', odt: 'ODT', png: 'PNG', jpeg: 'JPEG' };
+/** A job's `format`: the target it was rendered to, in capitals (PDF for a record that names none). */
+function formatOf(target: string): RenderJob['format'] {
+  return RENDER_TARGETS.includes(target) ? target.toUpperCase() : 'PDF';
+}
 
 export function renderJobView(links: DownloadLinks, job: JobRecord): RenderJob {
   const doc = (job.params.document ?? {}) as { document?: { type?: string } };
@@ -25,7 +28,7 @@ export function renderJobView(links: DownloadLinks, job: JobRecord): RenderJob {
   return {
     jobId: job.id,
     status: job.status,
-    format: FORMATS[image?.format ?? doc.document?.type ?? 'pdf'] ?? 'PDF',
+    format: formatOf(image?.format ?? doc.document?.type ?? 'pdf'),
     creditCost: job.estimatedCredits,
     createdAt: job.createdAt,
     downloadUrl: links.downloadUrl(job),
