@@ -249,12 +249,12 @@ export class JobRunner {
     if (tempId) {
       const rec = await this.store.getFile(job.orgId, tempId);
       if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= this.clock.now().toISOString()) {
-        throw new JobError('INPUT_MISSING', `Image ${src} expired or was deleted before the render ran; upload it again with POST /images/upload.`);
+        throw new JobError('INPUT_MISSING', `Image ${src} expired or was deleted before the render ran; upload it again.`);
       }
       try {
         bytes = await this.blobs.get(rec.id);
       } catch {
-        throw new JobError('INPUT_MISSING', `Image ${src} is no longer stored; upload it again with POST /images/upload.`);
+        throw new JobError('INPUT_MISSING', `Image ${src} is no longer stored; upload it again.`);
       }
     } else {
       try {
