@@ -11,6 +11,7 @@ const refusals: Array<[string, string, RegExp]> = [
   ['a worker that lacks a declared export', 'broken-export', /broken-export: the worker does not export doesNotExist/],
   ['a duplicate plugin id', 'duplicate-id', /same id as \.\/pdf-merge\/manifest\.js/],
   ['llm declared without outbound', 'llm-without-outbound', /llm-without-outbound declares llm without outbound; .*declare outbound: true as well/],
+  ['a render target outside the render contract', 'unknown-target', /unknown-target: render\.html declares render target html, which no request can name; the render contract's targets are pdf, docx, odt, png, jpeg/],
 ];
 
 for (const [what, name, message] of refusals) {
