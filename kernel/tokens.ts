@@ -12,6 +12,6 @@ export const TOKENS = {
   FileInspector: Symbol.for('quire.FileInspector'),
   /** The data dir lock's release function (the kernel lets go of the data dir last when it stops). */
   DataDirLock: Symbol.for('quire.DataDirLock'),
-  /** A JobLinks (kernel/job-links.ts): the download links of finished jobs, made above the kernel. */
-  JobLinks: Symbol.for('quire.JobLinks'),
+  /** A JobEventPayloads (kernel/job-event-payloads.ts): what a finished job's event says, decided above the kernel. */
+  JobEventPayloads: Symbol.for('quire.JobEventPayloads'),
 } as const;

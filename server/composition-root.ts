@@ -26,6 +26,7 @@ import { RenderService, checkRenderTargets } from '../services/render-service.js
 import { ImportService } from '../services/import-service.js';
 import { MarkdownParser } from '../services/markdown-parser.js';
 import { DownloadLinks } from '../services/download-links.js';
+import { JobEvents } from '../services/job-events.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
 
 export interface QuireOptions {
@@ -107,7 +108,8 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
       useFactory: instanceCachingFactory(() => new WebhookDelivery(policy, { timeoutMs: config.webhookTimeoutMs, log: (level, msg, fields) => log[level](fields, msg) })),
     });
     c.registerSingleton(DownloadLinks);
-    c.register(TOKENS.JobLinks, { useToken: DownloadLinks });
+    c.registerSingleton(JobEvents);
+    c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
     for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);

@@ -5,7 +5,6 @@ import { TOKENS } from '../kernel/tokens.js';
 import { signDownloadToken } from '../kernel/signed-download-token.js';
 import type { Clock } from '../kernel/clock.js';
 import type { QuireConfig } from '../kernel/config.js';
-import type { JobLinks } from '../kernel/job-links.js';
 import type { JobRecord } from '../kernel/model.js';
 
 /** What a render download token is bound to: the job, in a scope no file id can take. */
@@ -14,13 +13,14 @@ export function renderTokenScope(jobId: string): string {
 }
 
 @injectable()
-export class DownloadLinks implements JobLinks {
+export class DownloadLinks {
   constructor(
     @inject(TOKENS.Config) private readonly config: QuireConfig,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Secrets) private readonly secret: Buffer,
   ) {}
 
+  /** Absolute, signed, expiring download URL of a job's output file (null without one). */
   downloadUrl(job: Pick<JobRecord, 'id' | 'kind' | 'orgId' | 'outputFileId' | 'status'>): string | null {
     if (job.status !== 'COMPLETED' || !job.outputFileId) return null;
     if (job.kind === 'render') {

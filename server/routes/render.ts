@@ -6,7 +6,7 @@ import { HttpError } from '../../contracts/errors.js';
 import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { renderTokenScope, type DownloadLinks } from '../../services/download-links.js';
-import { renderFilename } from '../../kernel/job-notifier.js';
+import { renderFilename } from '../../services/job-events.js';
 import type { JobRecord } from '../../kernel/model.js';
 import type { ImageSettings } from '../../services/render-service.js';
 import { ImageRenderRequestSchema, RENDER_TARGETS, RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
