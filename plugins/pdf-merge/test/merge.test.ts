@@ -3,45 +3,18 @@ import { randomUUID } from 'node:crypto';
 import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { JobError } from '../../../contracts/errors.js';
 import type { WorkerFile, WorkerOutput } from '../../../sdk/index.js';
 import { PluginPool } from '../../../kernel/plugin-pool.js';
 import { pdfinfoPages, pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../../test/fixtures/pdf-readers.js';
-import {
-  assemblePdf,
-  decompressionBombPdf,
-  deeplyNestedPdf,
-  deepReferenceChainPdf,
-  emptyPdf,
-  encryptedPdf,
-  inheritedAttributesPdf,
-  makePdf,
-  notAPdf,
-  pageTreeCyclePdf,
-  truncatedPdf,
-} from '../../../test/fixtures/pdfs.js';
+import { assemblePdf, decompressionBombPdf, deepReferenceChainPdf, inheritedAttributesPdf, makePdf } from '../../../test/fixtures/pdfs.js';
 import plugin from '../manifest.js';
 
 const action = plugin.manifest.actions[0]!;
 const pool = PluginPool.forPlugin(plugin);
-/** Hostile inputs run with this deadline; each must be refused well before it. */
-const HOSTILE_DEADLINE_MS = 20_000;
 
-function run(inputs: Uint8Array[], timeoutMs?: number): Promise<WorkerOutput> {
+function run(inputs: Uint8Array[]): Promise<WorkerOutput> {
   const files: WorkerFile[] = inputs.map((bytes, i) => ({ field: 'fileIds', fileId: randomUUID(), filename: `input-${i}.pdf`, mimeType: 'application/pdf', bytes: new Uint8Array(bytes) }));
-  return pool.run(action.export, { params: { fileIds: files.map((f) => f.fileId) }, files, settings: {} }, timeoutMs);
-}
-
-async function rejection(inputs: Uint8Array[]): Promise<{ error: JobError; ms: number }> {
-  const started = Date.now();
-  try {
-    await run(inputs, HOSTILE_DEADLINE_MS);
-  } catch (err) {
-    assert.instance(err, JobError);
-    return { error: err as JobError, ms: Date.now() - started };
-  }
-  assert.unreachable('the merge should have failed');
-  throw new Error('unreachable');
+  return pool.run(action.export, { params: { fileIds: files.map((f) => f.fileId) }, files, settings: {} });
 }
 
 /** A 2-page PDF whose first page has a link to its second page. */
@@ -142,54 +115,6 @@ test('writes object streams only when an input had them and the merged PDF is bi
   assert.ok(check.ok, check.output);
 });
 
-test('fails with PDF_UNREADABLE naming the input when one input is not a PDF', async () => {
-  const { error, ms } = await rejection([await makePdf(1), notAPdf()]);
-  assert.is(error.code, 'PDF_UNREADABLE');
-  assert.match(error.message, /^fileIds\[1\] is not a readable PDF/);
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('fails with PDF_UNREADABLE naming the input when a PDF is truncated', async () => {
-  const { error, ms } = await rejection([await truncatedPdf(), await makePdf(1)]);
-  assert.is(error.code, 'PDF_UNREADABLE');
-  assert.match(error.message, /^fileIds\[0\] is not a readable PDF: .*truncated/);
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('fails with PDF_ENCRYPTED asking for the password to be removed when an input is encrypted', async () => {
-  const { error } = await rejection([await makePdf(1), await makePdf(1), await encryptedPdf()]);
-  assert.is(error.code, 'PDF_ENCRYPTED');
-  assert.match(error.message, /^fileIds\[2\] is encrypted/);
-  assert.match(error.message, 'remove its password first');
-});
-
-test('fails with PDF_NO_PAGES when an input has an empty page tree', async () => {
-  const { error } = await rejection([await makePdf(1), await emptyPdf()]);
-  assert.is(error.code, 'PDF_NO_PAGES');
-  assert.match(error.message, 'fileIds[1]');
-});
-
-test('fails with PDF_UNREADABLE quickly, not at the deadline, when a page tree loops back on an ancestor', async () => {
-  const { error, ms } = await rejection([await makePdf(1), pageTreeCyclePdf()]);
-  assert.is(error.code, 'PDF_UNREADABLE');
-  assert.match(error.message, /fileIds\[1\].*loops back on itself/);
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('fails with PDF_TOO_COMPLEX instead of a crashed thread when an input nests arrays 50,000 deep', async () => {
-  const { error, ms } = await rejection([deeplyNestedPdf(50_000), await makePdf(1)]);
-  assert.is(error.code, 'PDF_TOO_COMPLEX');
-  assert.match(error.message, 'fileIds[0]');
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('fails with PDF_TOO_COMPLEX instead of a crashed thread when page resources chain 30,000 objects deep', async () => {
-  const { error, ms } = await rejection([await makePdf(1), deepReferenceChainPdf(30_000)]);
-  assert.is(error.code, 'PDF_TOO_COMPLEX');
-  assert.match(error.message, 'fileIds[1]');
-  assert.ok(ms < 15_000, `took ${ms} ms`);
-});
-
 test('merges a PDF whose page resources chain 8,000 objects deep, the deepest accepted', async () => {
   const out = await run([await makePdf(1), deepReferenceChainPdf(8_000)]);
   assert.equal(out.result, { pageCount: 2, sourcePageCounts: [1, 1] });
@@ -221,31 +146,11 @@ test('the bomb fixtures really inflate to at least 1 GB from a small file', asyn
   }
 });
 
-test('fails with PDF_DECOMPRESSION_BOMB quickly, without inflating it all, when a content stream inflates to 1 GB', async () => {
-  const { error, ms } = await rejection([await makePdf(2), decompressionBombPdf()]);
-  assert.is(error.code, 'PDF_DECOMPRESSION_BOMB');
-  assert.match(error.message, /^fileIds\[1\] has a compressed stream \(object 4 0 R, 1 MB\) that inflates to more than \d+ MB: a decompression bomb/);
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('fails with PDF_DECOMPRESSION_BOMB when a 3 KB stream hides the bomb under two Flate layers', async () => {
-  const bomb = decompressionBombPdf({ layers: 2 });
-  assert.ok(bomb.length < 10_000);
-  const { error } = await rejection([bomb, await makePdf(1)]);
-  assert.is(error.code, 'PDF_DECOMPRESSION_BOMB');
-  assert.match(error.message, 'fileIds[0]');
-});
-
 test('merges a PDF whose stream inflates 50-fold to 50 MB, below the bomb limits', async () => {
   const big = decompressionBombPdf({ inflatedMiB: 50 });
   const out = await run([await makePdf(1), big]);
   assert.equal(out.result, { pageCount: 2, sourcePageCounts: [1, 1] });
   assert.is(await pdfinfoPages(out.file!.bytes), 2);
-});
-
-test('still merges normally after every hostile input, on the same pool', async () => {
-  const out = await run([await makePdf(1, { label: 'After' }), await makePdf(1, { label: 'Again' })]);
-  assert.equal(headings(await pdfPageTexts(out.file!.bytes)), ['After page 1', 'Again page 1']);
 });
 
 test.after(async () => {

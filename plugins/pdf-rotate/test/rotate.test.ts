@@ -7,23 +7,13 @@ import { JobError } from '../../../contracts/errors.js';
 import type { WorkerOutput } from '../../../sdk/index.js';
 import { PluginPool } from '../../../kernel/plugin-pool.js';
 import { pdfPageRotations, pdfPageTexts, qpdfCheck } from '../../../test/fixtures/pdf-readers.js';
-import {
-  decompressionBombPdf,
-  deeplyNestedPdf,
-  emptyPdf,
-  encryptedPdf,
-  inheritedAttributesPdf,
-  makePdf,
-  notAPdf,
-  pageTreeCyclePdf,
-  truncatedPdf,
-} from '../../../test/fixtures/pdfs.js';
+import { inheritedAttributesPdf, makePdf } from '../../../test/fixtures/pdfs.js';
 import plugin from '../manifest.js';
 
 const action = plugin.manifest.actions[0]!;
 const pool = PluginPool.forPlugin(plugin);
-/** Hostile inputs run with this deadline; each must be refused well before it. */
-const HOSTILE_DEADLINE_MS = 20_000;
+/** Refusals run with this deadline; each must come well before it. (Hostile PDFs: test/hostile-pdf/.) */
+const REFUSAL_DEADLINE_MS = 20_000;
 
 function run(bytes: Uint8Array, angle: number, pages?: string[], timeoutMs?: number): Promise<WorkerOutput> {
   const fileId = randomUUID();
@@ -35,7 +25,7 @@ function run(bytes: Uint8Array, angle: number, pages?: string[], timeoutMs?: num
 async function rejection(bytes: Uint8Array, pages?: string[]): Promise<{ error: JobError; ms: number }> {
   const started = Date.now();
   try {
-    await run(bytes, 90, pages, HOSTILE_DEADLINE_MS);
+    await run(bytes, 90, pages, REFUSAL_DEADLINE_MS);
   } catch (err) {
     assert.instance(err, JobError);
     return { error: err as JobError, ms: Date.now() - started };
@@ -99,51 +89,6 @@ test('fails with PAGE_OUT_OF_RANGE naming the spec when the document is shorter 
   assert.is(error.code, 'PAGE_OUT_OF_RANGE');
   assert.match(error.message, 'pages[1]');
   assert.match(error.message, '"3-4"');
-});
-
-test('fails with PDF_UNREADABLE when the file is not a PDF', async () => {
-  const { error } = await rejection(notAPdf());
-  assert.is(error.code, 'PDF_UNREADABLE');
-});
-
-test('fails with PDF_UNREADABLE when the PDF is truncated', async () => {
-  const { error } = await rejection(await truncatedPdf());
-  assert.is(error.code, 'PDF_UNREADABLE');
-  assert.match(error.message, 'truncated');
-});
-
-test('fails with PDF_ENCRYPTED asking for the password to be removed when the PDF is encrypted', async () => {
-  const { error } = await rejection(await encryptedPdf());
-  assert.is(error.code, 'PDF_ENCRYPTED');
-  assert.match(error.message, 'remove its password first');
-});
-
-test('fails with PDF_NO_PAGES when the page tree is empty', async () => {
-  const { error } = await rejection(await emptyPdf());
-  assert.is(error.code, 'PDF_NO_PAGES');
-});
-
-test('fails with PDF_UNREADABLE quickly, not at the deadline, when the page tree loops', async () => {
-  const { error, ms } = await rejection(pageTreeCyclePdf());
-  assert.is(error.code, 'PDF_UNREADABLE');
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('fails with PDF_TOO_COMPLEX instead of a crashed thread when arrays nest 50,000 deep', async () => {
-  const { error, ms } = await rejection(deeplyNestedPdf());
-  assert.is(error.code, 'PDF_TOO_COMPLEX');
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('fails with PDF_DECOMPRESSION_BOMB quickly when a content stream inflates to 1 GB', async () => {
-  const { error, ms } = await rejection(decompressionBombPdf());
-  assert.is(error.code, 'PDF_DECOMPRESSION_BOMB');
-  assert.ok(ms < 10_000, `took ${ms} ms`);
-});
-
-test('still rotates normally after every hostile input, on the same pool', async () => {
-  const out = await run(await makePdf(1), 90);
-  assert.equal(await pdfPageRotations(out.file!.bytes), [90]);
 });
 
 test.after(async () => {

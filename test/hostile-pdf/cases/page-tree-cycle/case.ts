@@ -1,0 +1,12 @@
+// A page tree whose /Kids loop back on an ancestor: refused on inspection, before the deadline.
+import { pageTreeCyclePdf } from '../../../fixtures/pdfs.js';
+import { literal, type HostilePdfCase } from '../../hostile-case.js';
+
+export default {
+  title: 'a page-tree cycle',
+  make: pageTreeCyclePdf,
+  expect: { failed: 'PDF_UNREADABLE', error: (file) => new RegExp(`^${literal(file)} is not a readable PDF: its page tree loops back on itself`) },
+  byAction: {
+    lens: { failed: 'UNEXPECTED', error: () => /circular reference/, gap: 'lens reads PDFs with pdfjs, without the engines/pdf load checks: the loop surfaces as an undeclared error' },
+  },
+} satisfies HostilePdfCase;
