@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JobError } from '../../contracts/errors.js';
 import { PluginPool } from '../../kernel/plugin-pool.js';
-import { useServer, type RunningServer } from '../helpers/quire-server.js';
+import { useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts } from '../fixtures/pdf-readers.js';
@@ -25,14 +25,13 @@ const cases: Array<[string, HostilePdfCase]> = await Promise.all(
   caseNames.map(async (name) => [name, ((await import(`./cases/${name}/case.js`)) as { default: HostilePdfCase }).default] as [string, HostilePdfCase]),
 );
 
-let server: RunningServer;
 let api: ApiClient;
 let goodId: string;
 let goodPdf: Uint8Array;
 const pools = new Map<string, PluginPool>();
 
 const pluginIds = [...new Set(actions.map((a) => a.pluginId))];
-useServer(test, (started) => ({ server, api } = started), { config: { plugins: Object.fromEntries(pluginIds.map((id) => [id, { pool: { timeoutMs: DEADLINE_MS } }])) } });
+useServer(test, (started) => ({ api } = started), { config: { plugins: Object.fromEntries(pluginIds.map((id) => [id, { pool: { timeoutMs: DEADLINE_MS } }])) } });
 
 test.before(async () => {
   goodPdf = await makePdf(1, { label: 'Good' });
