@@ -2,6 +2,7 @@
 // unless the operator configures an OpenAI-compatible endpoint for classify, extract and filenames.
 import { definePlugin } from '../../sdk/index.js';
 import { PAGE_SELECTION_ERRORS } from '../../engines/pdf/page-selection.js';
+import { PDF_LOAD_ERRORS } from '../../engines/pdf/load.js';
 import { contract } from './contract.js';
 
 const INPUTS = ['application/pdf', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.oasis.opendocument.text', 'text/markdown'];
@@ -75,6 +76,8 @@ export default definePlugin({
       ...PAGE_SELECTION_ERRORS,
       PDF_UNREADABLE: 'The PDF cannot be parsed.',
       PDF_ENCRYPTED: 'The PDF is password-protected.',
+      PDF_TOO_COMPLEX: PDF_LOAD_ERRORS.PDF_TOO_COMPLEX,
+      PDF_DECOMPRESSION_BOMB: PDF_LOAD_ERRORS.PDF_DECOMPRESSION_BOMB,
       DOCUMENT_UNREADABLE: 'The DOCX or ODT file cannot be read.',
       NOT_UTF8: 'The Markdown file is not valid UTF-8.',
       OUTPUT_INVALID: 'The document JSON built from the PDF does not validate (a bug; the message names the problem).',

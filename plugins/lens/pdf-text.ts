@@ -3,6 +3,7 @@
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PluginError } from '../../sdk/index.js';
 import { openPdfjsDocument, PdfRasteriser } from '../../engines/pdf/raster/rasterise.js';
+import { prescreenPdf } from '../../engines/pdf/load.js';
 import { bodySize, buildLines, headingSizes, marginKey, marginLines, readingOrder, toBlocks, type PageText, type Run } from './layout.js';
 import { OcrSession, type OcrPage } from './ocr-engine.js';
 
@@ -21,8 +22,12 @@ export interface PdfText {
   title: string | null;
 }
 
-/** Opens the PDF (a copy of `bytes`; 400-style job error when unreadable). */
+/**
+ * Opens the PDF (a copy of `bytes`; a declared job error when unreadable). The raw bytes are screened first, as
+ * every PDF tool does (nesting depth, decompression bombs): pdfjs itself inflates and recurses without bounds.
+ */
 export async function openPdf(bytes: Uint8Array, field: string): Promise<PDFDocumentProxy> {
+  await prescreenPdf(bytes, field);
   try {
     return await openPdfjsDocument(new Uint8Array(bytes));
   } catch (err) {
@@ -49,7 +54,10 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
   const raw: RawPage[] = [];
   const scanned: number[] = [];
   for (const i of indices) {
-    const page = await doc.getPage(i + 1);
+    const page = await doc.getPage(i + 1).catch((err: Error) => {
+      // A page tree that loops or points nowhere: pdfjs finds it only when it looks a page up.
+      throw new PluginError('PDF_UNREADABLE', `fileId is not a readable PDF: page ${i + 1} cannot be read (${err.message}); upload an intact PDF.`);
+    });
     const view = page.getViewport({ scale: 1 });
     const runs = await textRuns(page, view);
     const letters = runs.reduce((n, r) => n + (r.text.match(/[\p{L}\p{N}]/gu)?.length ?? 0), 0);

@@ -10,7 +10,4 @@ export default {
     // 1 MB for the one-layer bomb, 2 KB for the two-layer one.
     error: (file) => new RegExp(`^${literal(file)} has a compressed stream \\(object 4 0 R, (1 MB|2 KB)\\) that inflates to more than \\d+ MB: a decompression bomb`),
   },
-  byAction: {
-    lens: { failed: 'DEADLINE_EXCEEDED', gap: 'lens inflates with pdfjs, without the engines/pdf bomb check, until its deadline stops it' },
-  },
 } satisfies HostilePdfCase;
