@@ -1,4 +1,5 @@
 // The document JSON contract: every element validates, every limit of the spec holds, semantic checks and reference scanning.
+// Longer than 400 lines: one test per element type and per limit of the spec, sharing the builders at the top.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { DOCUMENT_LIMITS, ELEMENT_TYPES, type DocumentJson, type Element, type ListItem } from '../../contracts/document-json.js';

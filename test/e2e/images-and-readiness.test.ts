@@ -1,4 +1,5 @@
 // Temporary image uploads (types by content, safe SVG, pixel limits, not tool files) and the readiness check of a document's source.
+// Longer than 400 lines: two related surfaces (image uploads and the readiness check) share one started server.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';

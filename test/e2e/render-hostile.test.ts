@@ -1,6 +1,7 @@
 // User text is data: hostile strings print as written wherever a document puts them, the renderer reads
 // no file a document names, hostile LaTeX is drawn literally or refused by path, and huge inputs render
 // or fail cleanly without taking the server down. Read back with poppler, qpdf and jsQR.
+// Longer than 400 lines: one started server runs every hostile string through every place a document puts text.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';

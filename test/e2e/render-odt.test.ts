@@ -2,6 +2,7 @@
 // read back by odfpy (test/helpers/odt-read.py: outline headings, tables, lists, frames, indexes, master
 // pages, meta; formula objects and every XML part through Python's own XML parser), by LibreOffice
 // (ODT → PDF → pdftotext, pdfinfo) and by the zip's own bytes — never by the code that wrote it.
+// Longer than 400 lines: one started server serves every ODT structure test, each read back with odfpy and LibreOffice.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';

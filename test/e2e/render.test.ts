@@ -1,4 +1,5 @@
 // The render API end to end: POST /render → poll → download, with every output read back by poppler, qpdf and pdfjs.
+// Longer than 400 lines: one started server serves all of the render endpoint's behaviours (each file starts its own, seconds apiece); sections below are by topic.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';

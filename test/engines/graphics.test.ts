@@ -1,4 +1,5 @@
 // Chart, QR and barcode SVGs: parsed by fast-xml-parser, rasterised by @napi-rs/canvas, QR decoded by jsQR and barcodes by ZXing.
+// Longer than 400 lines: three engines (charts, QR codes, barcodes), each read back by its own independent decoder.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';

@@ -2,6 +2,7 @@
 // variables and abbreviations as the PDF prints them, pictures sized and fitted (PNG headers read back),
 // highlighted code, Temml's MathML converted by mathml2omml (checked as XML), hostile text kept as text,
 // and every problem reported by its path.
+// Longer than 400 lines: the resolve layer answers many format-independent questions (citations in five styles, numbering, variables, geometry), one short test each.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';

@@ -1,4 +1,5 @@
 // Fixtures and independent readers for the template tests: LibreOffice-authored and hand-built templates, python-docx and odfpy reports.
+// Longer than 400 lines: the template fixtures and their independent readers belong together; each fixture is a short builder.
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
