@@ -113,8 +113,13 @@ function killEverything() {
   for (const p of processes((q) => q.marks.some((m) => m.startsWith(`${runId}/`)))) signal(p.pid, 'SIGKILL');
 }
 process.on('exit', killEverything);
+const queue = files.map((file, index) => [file, index]);
+/** Set when the runner is interrupted: no file starts after it, and the signal's exit code, not the summary's, ends the run. */
+let interrupted = null;
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.once(sig, async () => {
+    interrupted = sig;
+    queue.length = 0;
     process.stdout.write(`\nstopped by ${sig}: ending the ${running.size} test file(s) still running\n`);
     await Promise.all([...running].map(([pgid, mark]) => stop(pgid, mark)));
     process.exit(128 + constants.signals[sig]);
@@ -190,12 +195,13 @@ async function runFile(file, index) {
   if (bad) failures.push({ rel, out, reasons });
 }
 
-const queue = files.map((file, index) => [file, index]);
 await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (queue.length) await runFile(...queue.shift());
   }),
 );
+// Interrupted: the signal handler is stopping what still runs and ends the process with the signal's code.
+if (interrupted) await new Promise(() => {});
 for (const f of failures) process.stdout.write(`\n----- ${f.rel}\n${f.reasons.map((r) => `${r}\n`).join('')}${f.out}\n`);
 
 // Every file's leftovers were stopped as it ended; anything marked now escaped that (started after the sweep).
