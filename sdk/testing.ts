@@ -5,7 +5,7 @@
 // `dist/server/main.js` in a child process, and the run API is its `dist/kernel/plugin-pool.js`, imported by
 // path. The installation is `QUIRE_HOME` when set, else the Quire checkout this module sits in (the package is built
 // into `<quire>/dist/sdk-package/`, and `npm install <quire>/dist/sdk-package` links to it).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -133,7 +133,38 @@ export interface QuireTestServer {
   stop(): Promise<number | null>;
 }
 
-const START_TIMEOUT_MS = 60_000;
+/** How long a server may take to listen: about 7 s on a quiet machine, several times that on a busy shared one. */
+export const START_TIMEOUT_MS = 60_000;
+
+/**
+ * The port a starting Quire process says it listens on (its `Quire listening` log line). When the process
+ * exits first, or does not listen within `timeoutMs`, `kill` is called (so a failed start leaves nothing behind)
+ * and the promise rejects with the process's output.
+ */
+export function listeningPort(proc: ChildProcess, output: () => string, kill: () => void, timeoutMs = START_TIMEOUT_MS): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      proc.stdout!.off('data', onData);
+      proc.off('exit', onExit);
+    };
+    const fail = (why: string) => {
+      done();
+      kill();
+      reject(new Error(`${why}:\n${output()}`));
+    };
+    const onData = () => {
+      const m = /"port":(\d+)[^\n]*Quire listening/.exec(output());
+      if (!m) return;
+      done();
+      resolve(Number(m[1]));
+    };
+    const onExit = (code: number | null) => fail(`Quire exited with ${code} before listening`);
+    const timer = setTimeout(() => fail(`Quire did not start in ${timeoutMs / 1000} s`), timeoutMs);
+    proc.stdout!.on('data', onData);
+    proc.on('exit', onExit);
+  });
+}
 
 /** Starts a Quire server on a free loopback port with a fresh data folder, an owner key, and the given plugins. */
 export async function startQuire(opts: StartQuireOptions = {}): Promise<QuireTestServer> {
@@ -159,22 +190,9 @@ export async function startQuire(opts: StartQuireOptions = {}): Promise<QuireTes
   proc.stdout.on('data', (d) => (output += d));
   proc.stderr.on('data', (d) => (output += d));
   const exited = once(proc, 'exit');
-  const port = await new Promise<number>((resolve, reject) => {
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      proc.kill('SIGKILL');
-      rmSync(folder, { recursive: true, force: true });
-      reject(new Error(`${why}:\n${output}`));
-    };
-    const timer = setTimeout(() => fail(`Quire did not start in ${START_TIMEOUT_MS / 1000} s`), START_TIMEOUT_MS);
-    proc.stdout.on('data', function listening() {
-      const m = /"port":(\d+)[^\n]*Quire listening/.exec(output);
-      if (!m) return;
-      clearTimeout(timer);
-      proc.stdout.off('data', listening);
-      resolve(Number(m[1]));
-    });
-    proc.on('exit', (code) => fail(`Quire exited with ${code} before listening`));
+  const port = await listeningPort(proc, () => output, () => {
+    proc.kill('SIGKILL');
+    rmSync(folder, { recursive: true, force: true });
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   return {

@@ -16,6 +16,7 @@ import { once } from 'node:events';
 import type { Test } from 'uvu';
 import { ApiClient } from './api-client.js';
 import { nodeWithAllocator } from '../../kernel/allocator.js';
+import { listeningPort, START_TIMEOUT_MS } from '../../sdk/testing.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MAIN = path.join(ROOT, 'dist/server/main.js');
@@ -144,31 +145,9 @@ function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string
   return { proc, dataDir, output: () => out };
 }
 
-const START_TIMEOUT_MS = 60_000;
-
 export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
   const { proc, dataDir, output } = spawnServer(opts);
-  const port = await new Promise<number>((resolve, reject) => {
-    // Boot is ~7 s on a quiet machine; a busy shared one can take several times that. A server that never
-    // listens is killed, so a failed start leaves no process behind.
-    const timer = setTimeout(() => {
-      killTree(proc);
-      reject(new Error(`server did not start in ${START_TIMEOUT_MS / 1000} s:\n${output()}`));
-    }, START_TIMEOUT_MS);
-    const onData = () => {
-      const m = /"port":(\d+)[^\n]*Quire listening/.exec(output());
-      if (m) {
-        clearTimeout(timer);
-        proc.stdout!.off('data', onData);
-        resolve(Number(m[1]));
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening:\n${output()}`));
-    });
-  });
+  const port = await listeningPort(proc, output, () => killTree(proc));
   const exited = once(proc, 'exit');
   return {
     baseUrl: `http://127.0.0.1:${port}`,
