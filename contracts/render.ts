@@ -65,6 +65,29 @@ export const PdfComplianceSchema = Type.Object(
 export type PdfCompliance = Static<typeof PdfComplianceSchema>;
 
 const FieldIssue = Type.Object({ path: Type.String(), message: Type.String(), code: Type.String() });
+
+// ---------------------------------------------------------------- render job input (service → render target)
+
+/**
+ * The fields of every render target's job input, built by the render service from a checked request:
+ * the validated document, the PDF profile, and the job's creation time (`createdAt` says what it becomes in the output).
+ */
+export function renderJobFields(createdAt: string) {
+  return {
+    document: Type.Object({}, { additionalProperties: true, description: 'The validated document JSON (defaults filled in).' }),
+    pdfProfile: PdfProfileSchema,
+    createdAt: Type.String({ description: createdAt }),
+  };
+}
+
+const RenderJobInputSchema = Type.Object(renderJobFields('Creation time of the job.'), { additionalProperties: false });
+export type RenderJobInput = Static<typeof RenderJobInputSchema>;
+
+/** The render-time notes of a render job's result (`description`: what kind of note the target gives). */
+export function renderWarnings(description: string) {
+  return Type.Array(FieldIssue, { description });
+}
+export type RenderWarning = Static<typeof FieldIssue>;
 const Timestamp = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 

@@ -8,20 +8,16 @@ import type { DocumentJson } from '../../contracts/document-json.js';
 import { buildTypstInput, type LoadedImage } from './typst-data.js';
 import { bundledFontFiles } from '../fonts/bundled-fonts.js';
 import { BUNDLED_FAMILIES, fontStack } from '../fonts/pdf-fonts.js';
-import type { PdfCompliance, PdfProfile } from '../../contracts/render.js';
+import type { PdfCompliance, PdfProfile, RenderJobInput, RenderWarning } from '../../contracts/render.js';
 
-/** What one compile needs: the validated document (defaults filled in), the PDF flavour, and the job's creation time (the PDF's date). */
-export interface CompileParams {
-  document: Record<string, unknown>;
-  pdfProfile: PdfProfile;
-  createdAt: string;
-}
+/** What one compile needs: a render job's input (the validated document, the PDF flavour, the job's time: the PDF's date). */
+export type CompileParams = RenderJobInput;
 
 /** The facts of a compiled PDF: the render job's result. */
 export type CompileResult = {
   pageCount: number;
   pdfCompliance: PdfCompliance;
-  warnings: Array<{ path: string; message: string; code: string }>;
+  warnings: RenderWarning[];
 };
 
 /** The compiler's project root. It exists only in memory: documents can read nothing from disk. */

@@ -1,14 +1,12 @@
 // Job input and result of render.png and render.jpeg (one shape for both). The input is built by the kernel's render
 // service from POST /render/images or POST /render/markdown/images, defaults of `image` filled in.
 import { Type, type Static } from '@sinclair/typebox';
-import { IMAGE_DPI, IMAGE_FORMATS, PdfProfileSchema } from '../../contracts/render.js';
+import { IMAGE_DPI, IMAGE_FORMATS, renderJobFields, renderWarnings } from '../../contracts/render.js';
 import { StringEnum } from '../../contracts/document-json.js';
 
 const ImageInput = Type.Object(
   {
-    document: Type.Object({}, { additionalProperties: true, description: 'The validated document JSON (defaults filled in).' }),
-    pdfProfile: PdfProfileSchema,
-    createdAt: Type.String({ description: 'Creation time of the job; the creation date of the PDF the pages come from.' }),
+    ...renderJobFields('Creation time of the job; the creation date of the PDF the pages come from.'),
     image: Type.Object(
       {
         format: StringEnum(IMAGE_FORMATS),
@@ -25,7 +23,7 @@ const ImageResult = Type.Object(
   {
     pageCount: Type.Integer({ minimum: 1, description: 'Pages of the rendered PDF.' }),
     selectedPages: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, description: 'The pages rasterised, ascending (1-based).' }),
-    warnings: Type.Array(Type.Object({ path: Type.String(), message: Type.String(), code: Type.String() }), { description: 'Render-time notes, such as a font that is not installed.' }),
+    warnings: renderWarnings('Render-time notes, such as a font that is not installed.'),
   },
   { additionalProperties: false },
 );

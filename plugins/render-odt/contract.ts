@@ -2,22 +2,16 @@
 // `pdfProfile` is part of every render job's input and has no meaning for ODT (only `standard` is accepted
 // for an editable target, see docs/rendering.md#odt-output).
 import { Type, type Static } from '@sinclair/typebox';
-import { PdfProfileSchema } from '../../contracts/render.js';
+import { renderJobFields, renderWarnings } from '../../contracts/render.js';
 
 const RenderInput = Type.Object(
-  {
-    document: Type.Object({}, { additionalProperties: true, description: 'The validated document JSON (defaults filled in).' }),
-    pdfProfile: PdfProfileSchema,
-    createdAt: Type.String({ description: "Creation time of the job; the ODT's creation date and zip entry times, so a render is reproducible." }),
-  },
+  renderJobFields("Creation time of the job; the ODT's creation date and zip entry times, so a render is reproducible."),
   { additionalProperties: false, description: 'Render document JSON to ODT (OpenDocument Text).' },
 );
 
 const RenderResult = Type.Object(
   {
-    warnings: Type.Array(Type.Object({ path: Type.String(), message: Type.String(), code: Type.String() }), {
-      description: 'Render-time notes, such as an equation that could not be converted to MathML.',
-    }),
+    warnings: renderWarnings('Render-time notes, such as an equation that could not be converted to MathML.'),
   },
   { additionalProperties: false },
 );

@@ -1,15 +1,11 @@
 // Job input and result of render.pdf. The input is built by the kernel's render service (the client's
 // request is `{config, pdfProfile, webhook}`, checked with document/validator.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import { PdfComplianceSchema, PdfProfileSchema } from '../../contracts/render.js';
+import { PdfComplianceSchema, renderJobFields, renderWarnings } from '../../contracts/render.js';
 export type { PdfCompliance, PdfProfile } from '../../contracts/render.js';
 
 const RenderInput = Type.Object(
-  {
-    document: Type.Object({}, { additionalProperties: true, description: 'The validated document JSON (defaults filled in).' }),
-    pdfProfile: PdfProfileSchema,
-    createdAt: Type.String({ description: 'Creation time of the job; the PDF creation date, so a render is reproducible.' }),
-  },
+  renderJobFields('Creation time of the job; the PDF creation date, so a render is reproducible.'),
   { additionalProperties: false, description: 'Render document JSON to PDF with Typst.' },
 );
 
@@ -17,7 +13,7 @@ const RenderResult = Type.Object(
   {
     pageCount: Type.Integer({ minimum: 1 }),
     pdfCompliance: PdfComplianceSchema,
-    warnings: Type.Array(Type.Object({ path: Type.String(), message: Type.String(), code: Type.String() }), { description: 'Render-time notes, such as a font that is not installed.' }),
+    warnings: renderWarnings('Render-time notes, such as a font that is not installed.'),
   },
   { additionalProperties: false },
 );
