@@ -20,6 +20,7 @@ import { checkImage } from '../engines/image/image-check.js';
 import type { UrlPolicy } from '../sdk/url-policy.js';
 import { getBytes } from '../sdk/outbound-http.js';
 import { resolveTempImagePath } from './temp-images.js';
+import { FairQueue } from './fair-queue.js';
 
 /** Remote images of a render: fetched through the URL policy with these bounds. */
 const REMOTE_IMAGE_TIMEOUT_MS = 15_000;
@@ -77,7 +78,8 @@ function writeWorkerLog(log: Logger, entries: WorkerLogEntry[] | undefined): voi
 
 @injectable()
 export class JobRunner {
-  readonly #queues = new Map<string, string[]>();
+  /** Waiting jobs per plugin, served in turn across organizations (fair-queue.ts). */
+  readonly #queues = new Map<string, FairQueue>();
   /** Jobs of a plugin on a thread (at most the pool's capacity) ... */
   readonly #inflight = new Map<string, number>();
   /** ... and those plus the ones whose output is still being stored. */
@@ -124,15 +126,15 @@ export class JobRunner {
   }
 
   enqueue(job: JobRecord): void {
-    const queue = this.#queues.get(job.pluginId) ?? [];
-    queue.push(job.id);
-    this.#queues.set(job.pluginId, queue);
+    let queue = this.#queues.get(job.pluginId);
+    if (!queue) this.#queues.set(job.pluginId, (queue = new FairQueue()));
+    queue.push(job.orgId, job.id);
     this.#pump(job.pluginId);
   }
 
   /** Unfinished jobs of a plugin held by this process (waiting, running, or storing their output). */
   backlog(pluginId: string): number {
-    return (this.#queues.get(pluginId)?.length ?? 0) + (this.#open.get(pluginId) ?? 0);
+    return (this.#queues.get(pluginId)?.size ?? 0) + (this.#open.get(pluginId) ?? 0);
   }
 
   get runningCount(): number {
@@ -144,7 +146,7 @@ export class JobRunner {
     const queue = this.#queues.get(pluginId);
     // A plugin without a pool (disabled or unavailable) still drains its queue: each job fails with why.
     const capacity = this.registry.plugins.get(pluginId)?.pool?.capacity ?? 1;
-    while (queue?.length && (this.#inflight.get(pluginId) ?? 0) < capacity && (this.#open.get(pluginId) ?? 0) < capacity * (1 + STORING_PER_THREAD)) {
+    while (queue?.size && (this.#inflight.get(pluginId) ?? 0) < capacity && (this.#open.get(pluginId) ?? 0) < capacity * (1 + STORING_PER_THREAD)) {
       const id = queue.shift()!;
       this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 0) + 1);
       this.#open.set(pluginId, (this.#open.get(pluginId) ?? 0) + 1);
