@@ -1,6 +1,5 @@
 // The bulk-render variables reader through readItems: CSV (RFC 4180), JSON arrays and XLSX (a fixture written by Python's
 // zipfile, not by exceljs), nested column names, hostile names, limits, zip bombs and files that are none of the three.
-// Longer than 400 lines: one behaviour per test across three formats, the header rules and the hostile inputs.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
@@ -9,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { crc32, deflateRawSync, constants as zlib } from 'node:zlib';
 import JSZip from 'jszip';
 import { readItems, TableFileError, type ReadItemsResult } from '../../../engines/tabular/read-items.js';
+import { writeZip } from '../../../engines/office-package/zip.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../../test/fixtures/bulk/variables.xlsx', import.meta.url));
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -259,46 +259,11 @@ function bombXlsx(size: number, declaredSize = size): Uint8Array {
   const zeros = Buffer.alloc(MiB);
   for (let i = 0; i < size / MiB; i++) crc = crc32(zeros, crc);
   const raw = Buffer.concat([...Array.from({ length: size / MiB }, () => block), deflateRawSync(Buffer.alloc(0))]);
-  const parts: Array<{ name: string; data: Buffer; method: number; size: number; crc: number }> = [
-    { name: 'xl/workbook.xml', data: Buffer.from('<workbook/>'), method: 0, size: 11, crc: crc32('<workbook/>') },
-    { name: 'xl/worksheets/sheet1.xml', data: raw, method: 8, size: declaredSize, crc },
-  ];
-  // Written by hand (local headers, central directory, end record) so that no ZIP library inflates or checks anything.
-  const chunks: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const p of parts) {
-    const name = Buffer.from(p.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(p.method, 8);
-    local.writeUInt32LE(p.crc >>> 0, 14);
-    local.writeUInt32LE(p.data.length, 18);
-    local.writeUInt32LE(p.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const cd = Buffer.alloc(46);
-    cd.writeUInt32LE(0x02014b50, 0);
-    cd.writeUInt16LE(20, 4);
-    cd.writeUInt16LE(20, 6);
-    cd.writeUInt16LE(p.method, 10);
-    cd.writeUInt32LE(p.crc >>> 0, 16);
-    cd.writeUInt32LE(p.data.length, 20);
-    cd.writeUInt32LE(p.size, 24);
-    cd.writeUInt16LE(name.length, 28);
-    cd.writeUInt32LE(offset, 42);
-    chunks.push(local, name, p.data);
-    central.push(cd, name);
-    offset += 30 + name.length + p.data.length;
-  }
-  const dir = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(parts.length, 8);
-  end.writeUInt16LE(parts.length, 10);
-  end.writeUInt32LE(dir.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return new Uint8Array(Buffer.concat([...chunks, dir, end]));
+  // The sheet goes in as its raw deflated bytes with the sizes given here: writeZip copies them, inflating nothing.
+  return writeZip([
+    { name: 'xl/workbook.xml', bytes: utf8('<workbook/>') },
+    { entry: { name: 'xl/worksheets/sheet1.xml', method: 8, crc, compressedSize: raw.byteLength, size: declaredSize, raw } },
+  ]);
 }
 
 test('an XLSX zip bomb (a 500 MB sheet of zeros) is refused with LIMIT_EXCEEDED quickly, without being inflated', async () => {
