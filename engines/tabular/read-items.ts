@@ -22,27 +22,28 @@ export interface ReadItemsResult {
   items: ItemRow[];
 }
 
-const BOM = '\ufeff';
-
 export async function readItems(bytes: Uint8Array, opts: { maxItems: number }): Promise<ReadItemsResult> {
-  const result = await read(bytes);
-  const count = result.items.length;
+  const kind = await read(bytes);
+  const count = kind.kind === 'json' ? kind.elements.length : kind.table.rows.length;
+  // Counted before any values are built, so that an oversized file costs no more than its parse.
   if (count > opts.maxItems) {
-    throw new TableFileError('LIMIT_EXCEEDED', `the file has ${count} ${result.kind === 'json' ? 'elements' : 'rows'}; a bulk render takes at most ${opts.maxItems}`);
+    throw new TableFileError('LIMIT_EXCEEDED', `the file has ${count} ${kind.kind === 'json' ? 'elements' : 'rows'}; a bulk render takes at most ${opts.maxItems}`);
   }
-  if (count === 0) throw new TableFileError('VALIDATION_FAILED', result.kind === 'json' ? 'the file is an empty array' : 'the file has a header but no rows');
-  return result;
+  if (count === 0) throw new TableFileError('VALIDATION_FAILED', kind.kind === 'json' ? 'the file is an empty array' : 'the file has a header but no rows');
+  return { kind: kind.kind, items: kind.kind === 'json' ? jsonItems(kind.elements) : tableItems(kind.table) };
 }
 
-async function read(bytes: Uint8Array): Promise<ReadItemsResult> {
+type ReadKind = { kind: 'json'; elements: unknown[] } | { kind: 'csv' | 'xlsx'; table: Table };
+
+async function read(bytes: Uint8Array): Promise<ReadKind> {
   if (isZip(bytes)) {
     const entries = workbookEntries(bytes);
     if (!entries) throw unsupported('the file is a ZIP archive without a workbook (xl/workbook.xml), such as a DOCX or an ODS');
-    return { kind: 'xlsx', items: tableItems(await readXlsxTable(entries)) };
+    return { kind: 'xlsx', table: await readXlsxTable(entries) };
   }
-  const text = decodeText(bytes);
-  if (text.replace(BOM, '').trimStart().startsWith('[')) return { kind: 'json', items: jsonItems(text.replace(BOM, '')) };
-  return { kind: 'csv', items: tableItems(csvTable(text.replace(BOM, ''))) };
+  const text = decodeText(bytes).replace(/^\ufeff/, '');
+  if (text.trimStart().startsWith('[')) return { kind: 'json', elements: jsonArray(text) };
+  return { kind: 'csv', table: csvTable(text) };
 }
 
 function unsupported(what: string): TableFileError {
@@ -68,7 +69,7 @@ function decodeText(bytes: Uint8Array): string {
   return text;
 }
 
-function jsonItems(text: string): ItemRow[] {
+function jsonArray(text: string): unknown[] {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -76,6 +77,10 @@ function jsonItems(text: string): ItemRow[] {
     throw new TableFileError('VALIDATION_FAILED', `the file starts with [ but is not valid JSON (${(e as Error).message})`);
   }
   if (!Array.isArray(data)) throw new TableFileError('VALIDATION_FAILED', 'the file must be a JSON array of objects');
+  return data;
+}
+
+function jsonItems(data: unknown[]): ItemRow[] {
   return data.map((el: unknown, index): ItemRow => {
     const row = index + 1;
     if (el === null || typeof el !== 'object' || Array.isArray(el)) {

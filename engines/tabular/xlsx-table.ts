@@ -56,6 +56,8 @@ export async function readXlsxTable(entries: ZipEntry[]): Promise<Table> {
     const v = cellValue(headerRow.getCell(c));
     header.push(v.value === undefined ? '' : v.value instanceof Date || typeof v.value !== 'object' ? headerText(v.value) : JSON.stringify(v.value));
   }
+  // Empty cells after the last name (formatted but blank, common in workbooks) are not columns.
+  while (header.length && header[header.length - 1]!.trim() === '') header.pop();
   const rows: TableRow[] = [];
   for (let r = 2; r <= sheet.rowCount; r++) {
     const row = sheet.getRow(r);

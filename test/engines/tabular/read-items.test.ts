@@ -251,6 +251,43 @@ test('an XLSX fixture gives typed values: numbers, booleans, ISO dates, formula 
   ]);
 });
 
+/** A minimal workbook written with JSZip around the given sheetData (inline strings, no styles). */
+async function sheetXlsx(sheetData: string): Promise<Uint8Array> {
+  const rel = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+  const sml = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
+  const zip = new JSZip();
+  zip.file('[Content_Types].xml', `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="${sml}.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="${sml}.worksheet+xml"/></Types>`);
+  zip.file('_rels/.rels', `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/officeDocument" Target="xl/workbook.xml"/></Relationships>`);
+  zip.file('xl/workbook.xml', `<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="${rel}"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`);
+  zip.file('xl/_rels/workbook.xml.rels', `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${rel}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`);
+  zip.file('xl/worksheets/sheet1.xml', `<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${sheetData}</sheetData></worksheet>`);
+  return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
+}
+
+const str = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+
+test('an XLSX cell holding a spreadsheet error, or a value in a column the header does not name, is an error of its row', async () => {
+  const bytes = await sheetXlsx(
+    `<row r="1">${str('A1', 'a')}${str('B1', 'b')}${str('C1', '')}</row>` +
+      `<row r="2"><c r="A2"><v>1</v></c><c r="B2" t="e"><v>#DIV/0!</v></c></row>` +
+      `<row r="3"><c r="A3"><v>2</v></c>${str('D3', 'stray')}</row>` +
+      `<row r="4"><c r="A4"><v>3</v></c>${str('B4', '{"x": [1]}')}</row>`,
+  );
+  const r = await read(bytes);
+  assert.equal(r.items, [
+    { index: 0, row: 2, error: 'row 2: column 2 holds the spreadsheet error #DIV/0!' },
+    { index: 1, row: 3, error: 'row 3: column 4 has a value but no name in the header' },
+    // The blank header cell after the last name is not a column; a JSON cell is its value in XLSX too.
+    { index: 2, row: 4, values: { a: 3, b: { x: [1] } } },
+  ]);
+});
+
+test('an XLSX header follows the CSV header rules: a blank name between names is refused, naming the column', async () => {
+  const e = await refusal(await sheetXlsx(`<row r="1">${str('A1', 'a')}${str('C1', 'c')}</row><row r="2"><c r="A2"><v>1</v></c></row>`));
+  assert.is(e.code, 'VALIDATION_FAILED');
+  assert.match(e.message, 'column 2');
+});
+
 /** An XLSX whose first sheet is `size` bytes of zeros (deflated by zlib with full flushes, so 1 MiB is compressed once and repeated). */
 function bombXlsx(size: number, declaredSize = size): Uint8Array {
   const MiB = 1024 * 1024;
