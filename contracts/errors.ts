@@ -17,6 +17,7 @@ export const ERROR_TABLE = {
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', hint: 'Use one of the methods listed in the `Allow` header.' },
   INSUFFICIENT_CREDITS: { status: 402, title: 'Insufficient credits', hint: 'The organization\'s balance does not cover the estimated cost; ask the operator for a credit grant.' },
   IMPORT_FAILED: { status: 422, title: 'Import failed', hint: 'The uploaded file could not be imported; `errors[0].code` says why (e.g. `DOCX_INVALID`, `DOCX_TOO_LARGE`) and `detail` how to fix it.' },
+  VERSION_CONFLICT: { status: 412, title: 'Version conflict', hint: 'The resource changed since you read it (`If-Match` names an older version); read it again, reapply your change and send the new version in `If-Match`.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', hint: 'Send a smaller body or file; the limit is named in `detail`.' },
   PAGE_LIMIT_EXCEEDED: { status: 413, title: 'Page limit exceeded', hint: 'The job would process more pages than the organization\'s plan allows per job; select fewer pages or split the PDF (`detail` names the limit).' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type', hint: 'The file\'s content (not its name) is not a type this endpoint accepts; `detail` lists the accepted types.' },
@@ -33,6 +34,12 @@ export interface FieldError {
   path: string;
   message: string;
   code: string;
+}
+
+/** The first three errors as one sentence part (`path message; …; and 4 more (see errors)`), for a problem's detail. */
+export function errorSummary(errors: FieldError[]): string {
+  const shown = errors.slice(0, 3).map((e) => `${e.path} ${e.message}`);
+  return errors.length > 3 ? `${shown.join('; ')}; and ${errors.length - 3} more (see errors)` : shown.join('; ');
 }
 
 /** An error that becomes an RFC 9457 problem response. */

@@ -144,7 +144,8 @@ export type RenderJob = Static<typeof RenderJobSchema>;
 
 const Settings = (description: string) => Type.Optional(Type.Object({}, { additionalProperties: true, description }));
 
-const MARKDOWN_FIELDS = {
+/** The fields of an Extended Markdown request (POST /render/markdown); the document routes take a part of them. */
+export const MARKDOWN_FIELDS = {
   content: Type.String({ description: 'The document as Extended Markdown (docs/extended-markdown.md); at most 1 MiB of UTF-8.' }),
   document: Settings("Document settings (type, filename, title, author, subject, keywords, size, orientation, margins). They go over the front matter's `document`, field by field."),
   variables: Settings("Variables; each goes over the front matter's variable of the same name."),

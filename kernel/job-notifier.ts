@@ -3,7 +3,7 @@
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from './tokens.js';
-import type { JobRecord } from './model.js';
+import type { JobRecord, WebhookConfig } from './model.js';
 import { WebhookDelivery } from './webhook-delivery.js';
 import type { JobEventPayloads } from './job-event-payloads.js';
 import type { Logger } from './logger.js';
@@ -25,9 +25,13 @@ export class JobNotifier {
 
   notify(job: JobRecord): void {
     if (!job.webhook) return;
-    const payload = this.payloads.payloadOf(job);
-    const p = this.delivery.deliver(job.webhook, payload).then((outcome) => {
-      this.log.info({ jobId: job.id, event: payload.event, delivered: outcome.delivered, status: outcome.status, error: outcome.error }, 'webhook delivery');
+    this.send(job.webhook, this.payloads.payloadOf(job), job.id);
+  }
+
+  /** Delivers one event to a per-request webhook (a bulk render's, whose payload its service makes), tracked for shutdown. */
+  send(webhook: WebhookConfig, payload: Record<string, unknown>, jobId: string): void {
+    const p = this.delivery.deliver(webhook, payload).then((outcome) => {
+      this.log.info({ jobId, event: payload.event, delivered: outcome.delivered, status: outcome.status, error: outcome.error }, 'webhook delivery');
     });
     this.#inflight.add(p);
     void p.finally(() => this.#inflight.delete(p));

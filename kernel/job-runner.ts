@@ -19,7 +19,7 @@ import type { ValidateFunction } from 'ajv';
 import { checkImage } from '../engines/image/image-check.js';
 import type { UrlPolicy } from '../sdk/url-policy.js';
 import { getBytes } from '../sdk/outbound-http.js';
-import { resolveTempImagePath } from './temp-images.js';
+import { resolveAssetPath, resolveTempImagePath } from './temp-images.js';
 import { FairQueue } from './fair-queue.js';
 
 /** Remote images of a render: fetched through the URL policy with these bounds. */
@@ -244,17 +244,19 @@ export class JobRunner {
     return files;
   }
 
-  /** An image a render draws, as a worker file whose `filename` is its `src`: a temporary image, or fetched under the URL policy. */
+  /** An image a render draws, as a worker file whose `filename` is its `src`: a temporary image, an asset, or fetched under the URL policy. */
   async #loadImage(job: JobRecord, src: string): Promise<WorkerFile> {
     const tempId = resolveTempImagePath(src);
+    const assetId = tempId ? null : resolveAssetPath(src);
     let bytes: Buffer;
-    if (tempId) {
-      const rec = await this.store.getFile(job.orgId, tempId);
-      if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= this.clock.now().toISOString()) {
-        throw new JobError('INPUT_MISSING', `Image ${src} expired or was deleted before the render ran; upload it again.`);
+    if (tempId || assetId) {
+      const stored = tempId ? await this.store.getFile(job.orgId, tempId) : await this.store.getAsset(job.orgId, assetId!);
+      const usable = stored && (!('kind' in stored) || (stored.kind === 'IMAGE' && stored.expiresAt > this.clock.now().toISOString()));
+      if (!usable) {
+        throw new JobError('INPUT_MISSING', tempId ? `Image ${src} expired or was deleted before the render ran; upload it again.` : `Image ${src} was deleted (with the last document that used it) before the render ran.`);
       }
       try {
-        bytes = await this.blobs.get(rec.id);
+        bytes = await this.blobs.get(stored.id);
       } catch {
         throw new JobError('INPUT_MISSING', `Image ${src} is no longer stored; upload it again.`);
       }
@@ -272,7 +274,7 @@ export class JobRunner {
     } catch (err) {
       throw new JobError('INPUT_MISSING', `Image ${src} cannot be used: ${(err as Error).message}`);
     }
-    return { field: 'image', fileId: tempId ?? src, filename: src, mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+    return { field: 'image', fileId: tempId ?? assetId ?? src, filename: src, mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
   }
 
   #checkResult(reg: RegisteredAction, result: Record<string, unknown>): void {

@@ -16,7 +16,7 @@ import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
 import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
 import type { ActionCredits } from '../sdk/plugin-api.js';
-import type { FileRecord, JobRecord, WebhookConfig } from './model.js';
+import type { BulkJobRecord, FileRecord, JobRecord, WebhookConfig } from './model.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
 
 /** A body matching jobRequestSchema: the action's input fields and the optional `webhook`. */
@@ -168,49 +168,90 @@ export class JobService {
    * unfinished jobs already promised (402, under a per-organization lock), then persist and queue.
    */
   async admit(orgId: string, reg: RegisteredAction, spec: AdmitSpec): Promise<JobRecord> {
-    const { action, plugin } = reg;
-    const pool = plugin.pool!;
-    if (this.runner.backlog(plugin.definition.manifest.id) >= pool.limits.maxBacklog) {
-      const retryAfter = Math.max(1, Math.ceil(pool.limits.timeoutMs / 1000 / 4));
-      throw new HttpError('SERVICE_BUSY', `${spec.what} has ${pool.limits.maxBacklog} unfinished jobs, its limit; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
-    }
-    const cost = jobCost(action.credits, spec.params, spec.pages ?? 0);
+    this.#checkBacklog([{ reg, spec }]);
+    const cost = jobCost(reg.action.credits, spec.params, spec.pages ?? 0);
     // The lock covers the credit check and making the job visible (which counts it as outstanding);
     // the disk write is awaited outside it, so concurrent admissions of one organization share a
     // journal write and its fdatasync instead of queueing behind each other's.
     const { job, durable } = await this.#orgLocks.run(orgId, async () => {
       const org = await this.store.getOrganization(orgId);
       if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
-      await this.#checkAvailable(orgId, org.balance, action.name, cost);
-      const job: JobRecord = {
-        id: randomUUID(),
-        kind: spec.kind,
-        orgId,
-        pluginId: plugin.definition.manifest.id,
-        action: action.name,
-        status: 'PENDING',
-        params: spec.params,
-        inputFileIds: spec.inputFileIds,
-        outputFileId: null,
-        error: null,
-        errorCode: null,
-        result: null,
-        webhook: spec.webhook,
-        ...(spec.imageSources?.length ? { imageSources: spec.imageSources } : {}),
-        ...(spec.warnings?.length ? { warnings: spec.warnings } : {}),
-        estimatedCredits: cost,
-        chargedCredits: 0,
-        attempts: 0,
-        progress: 0,
-        createdAt: spec.createdAt ?? this.clock.now().toISOString(),
-        startedAt: null,
-        completedAt: null,
-      };
+      await this.#checkAvailable(orgId, org.balance, reg.action.name, cost);
+      const job = this.#jobRecord(orgId, reg, spec, cost);
       return { job, durable: (await this.store.stageJob(job)).durable };
     });
     await durable;
     this.runner.enqueue(job);
     return job;
+  }
+
+  /**
+   * Many jobs at once, all or none (a bulk render): the backlog must take them all (503), the credits of all of them
+   * must be available (402, `what` names the request), and they are written with the record `group` makes of them
+   * in one write, then queued.
+   */
+  async admitMany<G extends BulkJobRecord>(orgId: string, entries: Array<{ reg: RegisteredAction; spec: AdmitSpec }>, what: string, group: (jobs: JobRecord[]) => G): Promise<G> {
+    this.#checkBacklog(entries);
+    const costs = entries.map(({ reg, spec }) => jobCost(reg.action.credits, spec.params, spec.pages ?? 0));
+    const total = costs.reduce((a, b) => a + b, 0);
+    const { record, jobs, durable } = await this.#orgLocks.run(orgId, async () => {
+      const org = await this.store.getOrganization(orgId);
+      if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
+      await this.#checkAvailable(orgId, org.balance, what, total);
+      const jobs = entries.map(({ reg, spec }, i) => this.#jobRecord(orgId, reg, spec, costs[i]!));
+      const record = group(jobs);
+      return { record, jobs, durable: (await this.store.stageBulkJob(record, jobs)).durable };
+    });
+    await durable;
+    for (const job of jobs) this.runner.enqueue(job);
+    return record;
+  }
+
+  /** 503 when a plugin's unfinished jobs and these would pass its backlog limit. */
+  #checkBacklog(entries: Array<{ reg: RegisteredAction; spec: AdmitSpec }>): void {
+    const added = new Map<string, { reg: RegisteredAction; count: number; what: string }>();
+    for (const { reg, spec } of entries) {
+      const id = reg.plugin.definition.manifest.id;
+      const seen = added.get(id);
+      if (seen) seen.count++;
+      else added.set(id, { reg, count: 1, what: spec.what });
+    }
+    for (const [id, { reg, count, what }] of added) {
+      const pool = reg.plugin.pool!;
+      if (this.runner.backlog(id) + count > pool.limits.maxBacklog) {
+        const retryAfter = Math.max(1, Math.ceil(pool.limits.timeoutMs / 1000 / 4));
+        const detail = count === 1 ? `${what} has ${pool.limits.maxBacklog} unfinished jobs, its limit` : `${what} would add ${count} jobs to the ${this.runner.backlog(id)} unfinished ones of its plugin; ${pool.limits.maxBacklog} is the limit`;
+        throw new HttpError('SERVICE_BUSY', `${detail}; retry in ${retryAfter} s.`, undefined, { 'Retry-After': String(retryAfter) });
+      }
+    }
+  }
+
+  #jobRecord(orgId: string, reg: RegisteredAction, spec: AdmitSpec, cost: number): JobRecord {
+    return {
+      id: randomUUID(),
+      kind: spec.kind,
+      orgId,
+      pluginId: reg.plugin.definition.manifest.id,
+      action: reg.action.name,
+      status: 'PENDING',
+      params: spec.params,
+      inputFileIds: spec.inputFileIds,
+      outputFileId: null,
+      error: null,
+      errorCode: null,
+      result: null,
+      webhook: spec.webhook,
+      ...(spec.imageSources?.length ? { imageSources: spec.imageSources } : {}),
+      ...(spec.warnings?.length ? { warnings: spec.warnings } : {}),
+      ...(spec.bulk ? { bulk: spec.bulk } : {}),
+      estimatedCredits: cost,
+      chargedCredits: 0,
+      attempts: 0,
+      progress: 0,
+      createdAt: spec.createdAt ?? this.clock.now().toISOString(),
+      startedAt: null,
+      completedAt: null,
+    };
   }
 
   /** Checks a request's webhook: URL syntax under the outbound policy and consistent auth fields (400 otherwise). */
@@ -246,6 +287,8 @@ export interface AdmitSpec {
   imageSources?: string[];
   warnings?: JobRecord['warnings'];
   createdAt?: string;
+  /** The bulk render the job is an item of. */
+  bulk?: JobRecord['bulk'];
   /** Pages a page-metered action will process (see ActionPages). */
   pages?: number;
   /** Names the endpoint in a 503 answer. */

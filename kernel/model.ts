@@ -1,4 +1,4 @@
-// The records Quire keeps: organizations, API keys, files, jobs, ledger entries, style presets.
+// The records Quire keeps: organizations, API keys, files, jobs, ledger entries, style presets, documents, assets, bulk jobs.
 import type { Defaults } from '../contracts/document-json.js';
 
 export type Role = 'owner' | 'admin' | 'member';
@@ -97,6 +97,8 @@ export interface JobRecord {
   imageSources?: string[];
   /** Non-blocking findings of the request (unresolved references without strict mode). */
   warnings?: Array<{ path: string; message: string; code: string }>;
+  /** The bulk render this job is an item of. */
+  bulk?: { id: string; index: number };
   estimatedCredits: number;
   chargedCredits: number;
   attempts: number;
@@ -138,4 +140,68 @@ export interface StylePresetRecord {
   version: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * A saved document of the workspace. `config` is document JSON as the client sent it (or as its Extended
+ * Markdown parsed), with every temporary image replaced by a permanent `/image/<asset_id>` path; schema
+ * defaults are filled in only when it is rendered.
+ */
+export interface DocumentRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  config: Record<string, unknown>;
+  /** Rendered beneath the document's own defaults; null for none. */
+  stylePresetId: string | null;
+  /** The permanent images `config` uses (each counted once); the store deletes an asset with its last document. */
+  assetIds: string[];
+  /** 1 when created; every change adds 1. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A permanent image (`/image/<id>`) of an organization, made from a temporary image when a document that uses it is saved. */
+export interface AssetRecord {
+  id: string;
+  orgId: string;
+  mimeType: string;
+  sizeBytes: number;
+  /** The temporary image it was made from: a second document saved with the same `/temp-image/` shares the asset. */
+  sourceImageId: string | null;
+  createdAt: string;
+}
+
+/** One item of a bulk render: its render job, or why it could not be queued. */
+export interface BulkItemRecord {
+  index: number;
+  /** The row of the uploaded file it came from (POST /bulk-render/file), 1-based as a spreadsheet shows it. */
+  row?: number;
+  jobId: string | null;
+  /** Set when the item could not become a job (invalid variables); such an item is FAILED from the start. */
+  error: string | null;
+  /** Its output's name in the bulk job's ZIP. */
+  filename: string;
+  /** The item's final state, written when the bulk job finishes (its render job may be swept later). */
+  status?: JobStatus;
+}
+
+export interface BulkJobRecord {
+  id: string;
+  orgId: string;
+  documentId: string;
+  format: 'PDF' | 'DOCX' | 'ODT';
+  status: JobStatus;
+  items: BulkItemRecord[];
+  webhook: WebhookConfig | null;
+  /** The ZIP of every completed item's output, written when the bulk job finishes. */
+  outputFileId: string | null;
+  /** The credits of the items that could run (each charged when it completes). */
+  estimatedCredits: number;
+  completedItems: number;
+  failedItems: number;
+  error: string | null;
+  createdAt: string;
+  completedAt: string | null;
 }

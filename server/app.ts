@@ -21,6 +21,8 @@ import { oauthRoutes } from './routes/oauth.js';
 import { renderRoutes } from './routes/render.js';
 import { markdownRoutes } from './routes/markdown.js';
 import { styleRoutes } from './routes/styles.js';
+import { documentRoutes } from './routes/documents.js';
+import { bulkRoutes } from './routes/bulk.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -111,6 +113,8 @@ export function createServer(quire: Quire): QuireServer {
     ...renderRoutes(),
     ...markdownRoutes(),
     ...styleRoutes(),
+    ...documentRoutes(),
+    ...bulkRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];

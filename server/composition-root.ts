@@ -27,6 +27,10 @@ import { ImportService } from '../services/import-service.js';
 import { MarkdownParser } from '../services/markdown-parser.js';
 import { DownloadLinks } from '../services/download-links.js';
 import { JobEvents } from '../services/job-events.js';
+import { DocumentImages } from '../services/document-images.js';
+import { DocumentService } from '../services/document-service.js';
+import { BulkService } from '../services/bulk-service.js';
+import { TableFileReader } from '../services/table-file-reader.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
 
 export interface QuireOptions {
@@ -42,6 +46,9 @@ export interface Services {
   imports: ImportService;
   markdown: MarkdownParser;
   links: DownloadLinks;
+  documents: DocumentService;
+  bulk: BulkService;
+  tables: TableFileReader;
 }
 
 /** A started Quire: the container, the kernel and the services, and how to stop them all. */
@@ -86,6 +93,8 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     opened.push(() => inspector.close());
     const markdown = new MarkdownParser();
     opened.push(() => markdown.close());
+    const tables = new TableFileReader();
+    opened.push(() => tables.close());
     const registry = new PluginRegistry(config, log);
     opened.push(() => registry.close());
     await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE);
@@ -110,14 +119,17 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
-    // Built before the first job can finish: it subscribes to the event bus when it is made.
+    // Built before the first job can finish: they subscribe to the event bus when they are made.
     c.resolve(JobNotifier);
+    const bulk = c.resolve(BulkService);
     if (config.llm) logLlmEndpoint(config, log);
     await kernel.start();
-    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks) };
+    // Bulk jobs whose items all ended while the server was down finish now (their items were recovered above).
+    await bulk.recover();
+    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables };
     return {
       container: c,
       kernel,
@@ -127,6 +139,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
       async stop(graceMs?: number): Promise<boolean> {
         const drained = await kernel.stop(graceMs);
         await markdown.close();
+        await tables.close();
         return drained;
       },
     };

@@ -10,6 +10,15 @@ export interface ReceivedUpload {
   tempPath: string;
   filename: string;
   sizeBytes: number;
+  /** The text parts named in `UploadOptions.fields` (others answer 400); empty when none are accepted. */
+  fields: Record<string, string>;
+}
+
+export interface UploadOptions {
+  /** Text parts the upload may carry beside `file` (a bulk render's `documentId`, `format`, `webhook`). */
+  fields?: readonly string[];
+  /** Largest text part in bytes (default 1 KiB). */
+  fieldSize?: number;
 }
 
 /** A display name only: never used as a path. Control characters and path parts are dropped. */
@@ -19,7 +28,7 @@ export function displayFilename(raw: string | undefined): string {
   return clean && clean !== '.' && clean !== '..' ? clean : 'upload';
 }
 
-export function receiveUpload(req: IncomingMessage, tempPath: string, maxBytes: number): Promise<ReceivedUpload> {
+export function receiveUpload(req: IncomingMessage, tempPath: string, maxBytes: number, options: UploadOptions = {}): Promise<ReceivedUpload> {
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(type)) {
     return Promise.reject(new HttpError('UNSUPPORTED_MEDIA_TYPE', `Upload the file as multipart/form-data with a part named "file" (got ${type || 'no Content-Type'}).`));
@@ -34,12 +43,13 @@ export function receiveUpload(req: IncomingMessage, tempPath: string, maxBytes: 
     try {
       bb = busboy({
         headers: req.headers,
-        limits: { fileSize: maxBytes, files: 1, fields: 4, fieldNameSize: 100, fieldSize: 1024, parts: 5, headerPairs: 20 },
+        limits: { fileSize: maxBytes, files: 1, fields: 4, fieldNameSize: 100, fieldSize: options.fieldSize ?? 1024, parts: 5, headerPairs: 20 },
       });
     } catch (err) {
       reject(new HttpError('VALIDATION_FAILED', `The multipart body cannot be read: ${(err as Error).message}.`));
       return;
     }
+    const fields: Record<string, string> = {};
     let failure: HttpError | null = null;
     let fileDone: Promise<ReceivedUpload> | null = null;
     const fail = (e: HttpError) => {
@@ -54,8 +64,18 @@ export function receiveUpload(req: IncomingMessage, tempPath: string, maxBytes: 
       let size = 0;
       stream.on('data', (d: Buffer) => (size += d.length));
       stream.on('limit', () => fail(new HttpError('PAYLOAD_TOO_LARGE', `The file exceeds the upload limit of ${maxBytes} bytes.`)));
-      fileDone = pipeline(stream, createWriteStream(tempPath, { mode: 0o600 })).then(() => ({ tempPath, filename: displayFilename(info.filename), sizeBytes: size }));
+      fileDone = pipeline(stream, createWriteStream(tempPath, { mode: 0o600 })).then(() => ({ tempPath, filename: displayFilename(info.filename), sizeBytes: size, fields }));
       fileDone.catch(() => undefined);
+    });
+    bb.on('field', (name, value, info) => {
+      if (!options.fields) return;
+      if (!options.fields.includes(name)) {
+        fail(new HttpError('VALIDATION_FAILED', `Unknown form field "${name}"; this upload takes ${['file', ...options.fields].join(', ')}.`, [{ path: name, message: 'is not a field of this upload', code: 'INVALID_FIELD' }]));
+      } else if (info.valueTruncated) {
+        fail(new HttpError('VALIDATION_FAILED', `The form field "${name}" is longer than ${options.fieldSize ?? 1024} bytes.`, [{ path: name, message: `is longer than ${options.fieldSize ?? 1024} bytes`, code: 'LIMIT_EXCEEDED' }]));
+      } else {
+        fields[name] = value;
+      }
     });
     bb.on('filesLimit', () => fail(new HttpError('VALIDATION_FAILED', 'Send exactly one file per upload.', [{ path: 'file', message: 'only one file is allowed', code: 'INVALID_FIELD' }])));
     bb.on('partsLimit', () => fail(new HttpError('VALIDATION_FAILED', 'Too many multipart parts; send one part named "file".')));

@@ -12,6 +12,11 @@ export function renderTokenScope(jobId: string): string {
   return `render:${jobId}`;
 }
 
+/** What a bulk render's ZIP download token is bound to. */
+export function bulkTokenScope(bulkJobId: string): string {
+  return `bulk:${bulkJobId}`;
+}
+
 @injectable()
 export class DownloadLinks {
   constructor(
@@ -28,6 +33,13 @@ export class DownloadLinks {
       return `${this.config.publicUrl}/api/v1/dev/render/${job.id}/download?token=${encodeURIComponent(token)}`;
     }
     return this.fileDownloadUrl(job.orgId, job.outputFileId);
+  }
+
+  /** The signed URL of a finished bulk render's ZIP (null without one). */
+  bulkDownloadUrl(bulk: { id: string; orgId: string; outputFileId: string | null }): string | null {
+    if (!bulk.outputFileId) return null;
+    const token = signDownloadToken(this.secret, { fileId: bulkTokenScope(bulk.id), orgId: bulk.orgId, expiresAt: this.#tokenExpiry() });
+    return `${this.config.publicUrl}/api/v1/dev/bulk-render/${bulk.id}/download?token=${encodeURIComponent(token)}`;
   }
 
   fileDownloadUrl(orgId: string, fileId: string): string {

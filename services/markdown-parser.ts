@@ -2,7 +2,8 @@
 // thread its time, never the server's event loop, and a deadline ends a parse that takes too long.
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { ParseOptions, ParseResult } from '../document/markdown/index.js';
+import type { MarkdownOf, ParseOptions, ParseResult } from '../document/markdown/index.js';
+import type { DocumentJson } from '../contracts/document-json.js';
 import { HttpError } from '../contracts/errors.js';
 
 const WORKER = fileURLToPath(new URL('./markdown-parse-worker.js', import.meta.url));
@@ -19,7 +20,7 @@ export interface MarkdownParserOptions {
 }
 
 export class MarkdownParser {
-  readonly #piscina: Piscina<{ source: string; options: ParseOptions }, ParseResult>;
+  readonly #piscina: Piscina;
   readonly #timeoutMs: number;
 
   constructor(opts: MarkdownParserOptions = {}) {
@@ -44,13 +45,30 @@ export class MarkdownParser {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     try {
-      return await this.#piscina.run({ source, options }, { signal: controller.signal });
+      return (await this.#piscina.run({ source, options }, { signal: controller.signal })) as ParseResult;
     } catch (e) {
       const timedOut = controller.signal.aborted;
       const message = timedOut
         ? `the Markdown took longer than ${this.#timeoutMs / 1000} s to read; split it into smaller documents`
         : `the Markdown could not be read within the parser's limits (${(e as Error)?.message ?? String(e)}); split it into smaller documents`;
       return { document: null, errors: [{ path: '(markdown)', message, code: 'LIMIT_EXCEEDED', line: 1, column: 1 }], warnings: [] };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The document as Extended Markdown, with what the Markdown cannot carry (document/markdown/markdown-of.ts). */
+  async toMarkdown(document: DocumentJson): Promise<MarkdownOf> {
+    if (this.#piscina.queueSize >= this.#piscina.options.maxQueue) {
+      throw new HttpError('SERVICE_BUSY', 'Too many Markdown documents are being written at once; retry shortly.', undefined, { 'Retry-After': '2' });
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
+    try {
+      return (await this.#piscina.run({ document }, { name: 'toMarkdown', signal: controller.signal })) as MarkdownOf;
+    } catch (e) {
+      const why = controller.signal.aborted ? `took longer than ${this.#timeoutMs / 1000} s` : `failed (${(e as Error)?.message ?? String(e)})`;
+      return { markdown: '', lost: { path: '(document)', what: `writing it as Markdown ${why}` } };
     } finally {
       clearTimeout(timer);
     }

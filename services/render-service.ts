@@ -5,10 +5,10 @@
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../kernel/tokens.js';
-import { HttpError, type FieldError } from '../contracts/errors.js';
-import { JobService } from '../kernel/job-service.js';
+import { HttpError, errorSummary, type FieldError } from '../contracts/errors.js';
+import { JobService, type AdmitSpec } from '../kernel/job-service.js';
 import { DOCUMENT_TYPES, IMAGE_DPI, IMAGE_FORMATS, RENDER_TARGETS, type ImageFormat, type ImageOptions, type MarkdownRenderRequest, type MarkdownValidation } from '../contracts/render.js';
-import { validateDocument, scanReferences } from '../document/validator.js';
+import { validateDocument } from '../document/validator.js';
 import type { Defaults, DocumentJson } from '../contracts/document-json.js';
 import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
 import type { Issue, ParseResult } from '../document/markdown/index.js';
@@ -18,9 +18,10 @@ import type { Clock } from '../kernel/clock.js';
 import type { Store } from '../kernel/store/store.js';
 import { PluginLoadError, type PluginRegistry, type RegisteredAction } from '../kernel/plugin-registry.js';
 import type { TObject } from '@sinclair/typebox';
-import type { UrlPolicy } from '../sdk/url-policy.js';
-import type { JobRecord, WebhookConfig } from '../kernel/model.js';
-import { resolveTempImagePath } from '../kernel/temp-images.js';
+import type { DocumentRecord, JobRecord, WebhookConfig } from '../kernel/model.js';
+import type { RenderDocument } from '../contracts/documents.js';
+import { DocumentImages } from './document-images.js';
+import { checkDocumentConfig, isObject } from './document-check.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
 
 /** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
@@ -55,17 +56,15 @@ function keepsPdfProfile(reg: RegisteredAction): boolean {
   return result?.properties?.pdfCompliance !== undefined;
 }
 
-const ASSET_IMAGE = /^\/image\/([A-Za-z0-9_-]{1,100})$/;
-
 @injectable()
 export class RenderService {
   constructor(
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Store) private readonly store: Store,
     @inject(TOKENS.Registry) private readonly registry: PluginRegistry,
-    @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(JobService) private readonly jobs: JobService,
+    @inject(DocumentImages) private readonly images: DocumentImages,
   ) {}
 
   /**
@@ -83,23 +82,48 @@ export class RenderService {
   }
 
   async #createFromConfig(orgId: string, body: RenderBody, strict: boolean, what: string, image?: ImageSettings): Promise<JobRecord> {
+    return this.#admit(orgId, await this.#planConfig(orgId, body, strict, what, image));
+  }
+
+  /** POST /render/document/{documentId}: the saved document with the request's fields (see planDocument). */
+  async createFromDocument(orgId: string, documentId: string, body: RenderDocument, strict: boolean, endpoint: string): Promise<JobRecord> {
+    const doc = await this.savedDocument(orgId, documentId);
+    return this.#admit(orgId, await this.planDocument(orgId, doc, body, strict, endpoint));
+  }
+
+  /** The organization's saved document (404 for unknown ids and other organizations' documents). */
+  async savedDocument(orgId: string, documentId: string): Promise<DocumentRecord> {
+    const doc = await this.store.getDocument(orgId, documentId);
+    if (!doc) throw new HttpError('NOT_FOUND', `Document ${documentId} was not found (unknown, deleted, or another organization's).`);
+    return doc;
+  }
+
+  /**
+   * A render of a saved document, checked and priced but not admitted (a bulk render admits many at once): the
+   * request's variables go over the document's, name by name; `format` replaces `document.type` (PNG and JPEG
+   * render page images, with `image`); the request's style preset replaces the document's.
+   */
+  async planDocument(orgId: string, doc: DocumentRecord, request: RenderDocument, strict: boolean, what: string, bulk?: JobRecord['bulk']): Promise<PlannedRender> {
+    const config = structuredClone(doc.config);
+    if (request.variables) config.variables = { ...(isObject(config.variables) ? config.variables : {}), ...request.variables };
+    let image: ImageSettings | undefined;
+    if (request.format === 'PNG' || request.format === 'JPEG') {
+      image = imageSettings({ ...request.image, format: request.format === 'PNG' ? 'png' : 'jpeg' });
+    } else if (request.image) {
+      throw new HttpError('VALIDATION_FAILED', 'image applies to page images only; set format to PNG or JPEG, or leave image out.', [{ path: 'image', message: 'applies only when format is PNG or JPEG', code: 'INVALID_FIELD' }]);
+    } else if (request.format) {
+      config.document = { ...(isObject(config.document) ? config.document : {}), type: request.format.toLowerCase() };
+    }
+    const body: RenderBody = { config, pdfProfile: request.pdfProfile, stylePresetId: request.stylePresetId ?? doc.stylePresetId ?? undefined, webhook: request.webhook };
+    return this.#planConfig(orgId, body, strict, what, image, { ...(request.filloutId ? { filloutId: request.filloutId } : {}), ...(bulk ? { bulk } : {}) });
+  }
+
+  async #planConfig(orgId: string, body: RenderBody, strict: boolean, what: string, image?: ImageSettings, extra: PlanExtra = {}): Promise<PlannedRender> {
     const { config, pdfProfile = 'standard', stylePresetId, webhook } = body;
     if (webhook) this.jobs.checkWebhook(webhook);
 
-    // A preset lies beneath the document's own defaults; an invalid `config.defaults` is still reported at its own path.
-    const preset = stylePresetId ? await resolveStyle(this.store, orgId, stylePresetId) : undefined;
-    const styled = preset && (config.defaults === undefined || isObject(config.defaults)) ? { ...config, defaults: mergeDefaults(preset, config.defaults as Defaults | undefined) } : config;
-    const validation = validateDocument(styled);
-    if (!validation.valid) throw new HttpError('VALIDATION_FAILED', `The document is invalid: ${summary(validation.errors)}.`, prefix(validation.errors));
-    const doc = validation.document!;
-    const refs = scanReferences(doc);
-    const findings = prefix([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations, ...refs.unknownVariables]);
-    const strictFindings = prefix([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
-    if (strict && strictFindings.length) {
-      throw new HttpError('VALIDATION_FAILED', `Strict mode: ${summary(strictFindings)}.`, strictFindings);
-    }
-
-    return this.#admit(orgId, doc, pdfProfile, webhook, findings, what, image);
+    const { document: doc, warnings: findings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict);
+    return this.#plan(orgId, doc, pdfProfile, webhook, findings, what, image, extra);
   }
 
   /** The Markdown and its settings become a document, rendered like `create` (a body of MarkdownRenderRequestSchema). */
@@ -117,12 +141,12 @@ export class RenderService {
     const image = images ? imageSettings(body.image) : undefined;
     const { request, parsed } = await this.#parseMarkdown(orgId, body, strict);
     if (parsed.errors.length) {
-      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${summary(parsed.errors.map(located))}.`, parsed.errors);
+      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${errorSummary(parsed.errors.map(located))}.`, parsed.errors);
     }
     // The parser validated the document; validating again fills in the defaults the renderer relies on.
     const doc = validateDocument(parsed.document).document!;
     if (request.webhook) this.jobs.checkWebhook(request.webhook as WebhookConfig);
-    return this.#admit(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, what, image);
+    return this.#admit(orgId, await this.#plan(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, what, image));
   }
 
   /** What `createFromMarkdown` would say of the same body, without rendering. */
@@ -155,8 +179,12 @@ export class RenderService {
     return { request, parsed };
   }
 
+  #admit(orgId: string, planned: PlannedRender): Promise<JobRecord> {
+    return this.jobs.admit(orgId, planned.reg, planned.spec);
+  }
+
   /** Page images target their format (the pages of the PDF rendering, whatever `document.type` says). */
-  async #admit(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string, image?: ImageSettings): Promise<JobRecord> {
+  async #plan(orgId: string, doc: DocumentJson, pdfProfile: string, webhook: WebhookConfig | undefined, warnings: FieldError[], what: string, image?: ImageSettings, extra: PlanExtra = {}): Promise<PlannedRender> {
     const reg = image ? this.#target(image.format, 'image.format', IMAGE_FORMATS) : this.#target(doc.document.type, 'config.document.type', DOCUMENT_TYPES);
     if (!image && pdfProfile !== 'standard' && !keepsPdfProfile(reg)) {
       // A profile is a promise about a PDF; accepting it for a Word or OpenDocument file would be a silent lie.
@@ -164,18 +192,20 @@ export class RenderService {
         { path: 'pdfProfile', message: `applies to PDF output only; document.type is ${doc.document.type}`, code: 'PDF_PROFILE_NOT_APPLICABLE' },
       ]);
     }
-    const imageSources = await this.#checkImages(orgId, doc);
+    const imageSources = await this.images.check(orgId, doc);
     const createdAt = this.clock.now().toISOString();
-    return this.jobs.admit(orgId, reg, {
+    const spec: AdmitSpec = {
       kind: 'render',
-      params: { document: doc, pdfProfile, createdAt, ...(image ? { image } : {}) },
+      params: { document: doc, pdfProfile, createdAt, ...(image ? { image } : {}), ...(extra.filloutId ? { filloutId: extra.filloutId } : {}) },
       webhook: webhook ?? null,
       inputFileIds: [],
       imageSources,
       warnings,
       createdAt,
       what,
-    });
+      ...(extra.bulk ? { bulk: extra.bulk } : {}),
+    };
+    return { reg, spec };
   }
 
   #target(type: string, field: string, targets: readonly string[]): RegisteredAction {
@@ -193,49 +223,21 @@ export class RenderService {
     }
     return reg;
   }
+}
 
-  /** Every image the document draws: temporary images must exist now; https URLs must pass the URL policy's syntax rules. */
-  async #checkImages(orgId: string, doc: DocumentJson): Promise<string[]> {
-    const uses: Array<{ src: string; path: string }> = [];
-    doc.sections.forEach((s, i) =>
-      s.content.forEach((el, j) => {
-        if (el.type === 'image') uses.push({ src: el.src, path: `config.sections[${i}].content[${j}].src` });
-      }),
-    );
-    for (const [name, v] of Object.entries(doc.variables ?? {})) {
-      if (v && typeof v === 'object' && !Array.isArray(v) && (v as { type?: string }).type === 'image') uses.push({ src: (v as { src: string }).src, path: `config.variables.${name}.src` });
-    }
-    const errors: FieldError[] = [];
-    const now = this.clock.now().toISOString();
-    const sources = new Set<string>();
-    for (const { src, path } of uses) {
-      if (sources.has(src)) continue;
-      const tempId = src.startsWith('/temp-image/') ? resolveTempImagePath(src) : null;
-      if (src.startsWith('/temp-image/')) {
-        const rec = tempId ? await this.store.getFile(orgId, tempId) : undefined;
-        if (!rec || rec.kind !== 'IMAGE' || rec.expiresAt <= now) {
-          errors.push({ path, message: `${src} was not found: temporary images live 24 hours after POST /images/upload and belong to the organization that uploaded them`, code: 'IMAGE_NOT_FOUND' });
-          continue;
-        }
-      } else if (ASSET_IMAGE.test(src)) {
-        errors.push({ path, message: `${src} was not found: permanent images come from saved documents (POST /documents), which this server does not offer yet; upload the image with POST /images/upload and use its /temp-image/ path`, code: 'IMAGE_NOT_FOUND' });
-        continue;
-      } else {
-        const decision = this.urlPolicy.checkSyntax(src);
-        if (!decision.allowed) {
-          errors.push({ path, message: decision.reason, code: 'URL_REFUSED' });
-          continue;
-        }
-      }
-      sources.add(src);
-    }
-    if (errors.length) throw new HttpError('VALIDATION_FAILED', `The document's images cannot be used: ${summary(errors)}.`, errors);
-    return [...sources];
-  }
+/** A render checked and priced, not yet admitted: the target's action and the job's spec. */
+export interface PlannedRender {
+  reg: RegisteredAction;
+  spec: AdmitSpec;
+}
+
+interface PlanExtra {
+  filloutId?: string;
+  bulk?: JobRecord['bulk'];
 }
 
 /** A body of RenderRequestSchema or ImageRenderRequestSchema, as the route checked it. */
-export type RenderBody = { config: Record<string, unknown>; pdfProfile?: string; stylePresetId?: string; webhook?: WebhookConfig; image?: ImageOptions };
+export type RenderBody = { config: Record<string, unknown>; pdfProfile?: string | undefined; stylePresetId?: string; webhook?: WebhookConfig; image?: ImageOptions };
 /** A body of MarkdownRenderRequestSchema or MarkdownImageRenderRequestSchema. */
 export type MarkdownImageRequest = MarkdownRenderRequest & { image?: ImageOptions };
 
@@ -246,17 +248,11 @@ export type MarkdownImageRequest = MarkdownRenderRequest & { image?: ImageOption
 function imageSettings(image: ImageOptions | undefined): ImageSettings {
   const pages = image?.pages ?? ['1-'];
   const errors: FieldError[] = checkPageSpecs(pages, null).map((p) => ({ path: `image.pages[${p.index}]`, message: p.message, code: 'INVALID_PAGE_SPEC' }));
-  if (errors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${summary(errors)}.`, errors);
+  if (errors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${errorSummary(errors)}.`, errors);
   return { format: image?.format ?? 'png', dpi: image?.dpi ?? IMAGE_DPI.default, pages };
 }
 
-function prefix(errors: FieldError[]): FieldError[] {
-  return errors.map((e) => ({ ...e, path: e.path.startsWith('config.') || e.path === '(body)' ? e.path : `config.${e.path}` }));
-}
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** An issue as the API shows it: line and column only when it has a place in the source. */
 function publicIssue(i: Issue): Issue {
@@ -265,9 +261,4 @@ function publicIssue(i: Issue): Issue {
 
 function located(i: Issue): FieldError {
   return { ...i, path: i.line !== undefined ? `${i.path} (line ${i.line}:${i.column})` : i.path };
-}
-
-function summary(errors: FieldError[]): string {
-  const shown = errors.slice(0, 3).map((e) => `${e.path} ${e.message}`);
-  return errors.length > 3 ? `${shown.join('; ')}; and ${errors.length - 3} more (see errors)` : shown.join('; ');
 }

@@ -3,3 +3,4 @@ export { parseMarkdown, DEFAULT_MAX_BYTES, type Overrides, type ParseOptions, ty
 export { serializeMarkdown } from './serialize.js';
 export { normalizeDocument } from './normalize.js';
 export type { Issue } from './context.js';
+export { markdownOf, type MarkdownOf } from './markdown-of.js';

@@ -5,8 +5,8 @@ import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
-import type { Store, StylePresetPatch } from './store.js';
-import type { IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
+import type { DocumentChange, PageKey, Store, StylePresetPatch } from './store.js';
+import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface LowdbStoreOptions {
@@ -227,6 +227,7 @@ export class LowdbStore implements Store {
   async deleteJobsFinishedBefore(instant: string): Promise<number> {
     const gone: StoreOp[] = [];
     for (const j of Object.values(this.#data.jobs)) if (j.completedAt && j.completedAt < instant) gone.push(ops.del('jobs', j.id));
+    for (const b of Object.values(this.#data.bulkJobs)) if (b.completedAt && b.completedAt < instant) gone.push(ops.del('bulkJobs', b.id));
     if (gone.length) await this.#commit(...gone);
     return gone.length;
   }
@@ -283,6 +284,95 @@ export class LowdbStore implements Store {
     if (!p || p.orgId !== orgId) return false;
     await this.#commit(ops.del('stylePresets', id));
     return true;
+  }
+
+  async createDocument(doc: DocumentRecord, newAssets: AssetRecord[]): Promise<void> {
+    await this.#commit(...newAssets.map((a) => ops.put('assets', { ...a })), ops.put('documents', structuredClone(doc)));
+  }
+
+  async getDocument(orgId: string, id: string): Promise<DocumentRecord | undefined> {
+    const d = this.#own('documents', orgId, id);
+    return d && structuredClone(d);
+  }
+
+  async countDocuments(orgId: string): Promise<number> {
+    let n = 0;
+    for (const d of Object.values(this.#data.documents)) if (d.orgId === orgId) n++;
+    return n;
+  }
+
+  async listDocuments(orgId: string, limit: number, after?: PageKey): Promise<DocumentRecord[]> {
+    return Object.values(this.#data.documents)
+      .filter((d) => d.orgId === orgId && (!after || d.createdAt < after.createdAt || (d.createdAt === after.createdAt && d.id < after.id)))
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
+      .slice(0, limit)
+      .map((d) => structuredClone(d));
+  }
+
+  async updateDocument(orgId: string, id: string, change: DocumentChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ document: DocumentRecord; releasedAssets: string[] } | 'conflict' | undefined> {
+    const d = this.#own('documents', orgId, id);
+    if (!d) return undefined;
+    if (expectedVersion !== undefined && expectedVersion !== d.version) return 'conflict';
+    const released = change.assetIds ? this.#released(d, change.assetIds) : [];
+    const patch = { ...structuredClone(change), version: d.version + 1, updatedAt: at };
+    const durable = this.#commit(...newAssets.map((a) => ops.put('assets', { ...a })), ops.patch('documents', id, patch), ...released.map((a) => ops.del('assets', a)));
+    const copy = structuredClone(d);
+    await durable;
+    return { document: copy, releasedAssets: released };
+  }
+
+  async deleteDocument(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    const d = this.#own('documents', orgId, id);
+    if (!d) return undefined;
+    const released = this.#released(d, []);
+    await this.#commit(ops.del('documents', id), ...released.map((a) => ops.del('assets', a)));
+    return { releasedAssets: released };
+  }
+
+  async getAsset(orgId: string, id: string): Promise<AssetRecord | undefined> {
+    const a = this.#own('assets', orgId, id);
+    return a && { ...a };
+  }
+
+  async findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined> {
+    const id = this.#state.assetIdBySource(orgId, sourceImageId);
+    return id ? this.getAsset(orgId, id) : undefined;
+  }
+
+  async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }> {
+    return { durable: this.#commit(...jobs.map((j) => ops.put('jobs', storedJob(j))), ops.put('bulkJobs', structuredClone(bulk))) };
+  }
+
+  async getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined> {
+    const b = this.#own('bulkJobs', orgId, id);
+    return b && structuredClone(b);
+  }
+
+  async listUnfinishedBulkJobs(): Promise<BulkJobRecord[]> {
+    return Object.values(this.#data.bulkJobs)
+      .filter((b) => b.status === 'PENDING' || b.status === 'PROCESSING')
+      .map((b) => structuredClone(b));
+  }
+
+  async finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord> {
+    const b = Object.hasOwn(this.#data.bulkJobs, id) ? this.#data.bulkJobs[id] : undefined;
+    if (!b) throw new Error(`Bulk job ${id} does not exist.`);
+    if (b.status === 'COMPLETED' || b.status === 'FAILED') throw new Error(`Bulk job ${id} is already ${b.status}; a finished job never moves again.`);
+    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('bulkJobs', id, structuredClone(patch)));
+    const copy = structuredClone(b);
+    await durable;
+    return copy;
+  }
+
+  /** A record of the collection that belongs to the organization (own keys only: an id is never a prototype's). */
+  #own<C extends 'documents' | 'assets' | 'bulkJobs'>(coll: C, orgId: string, id: string): Data[C][string] | undefined {
+    const rec = Object.hasOwn(this.#data[coll], id) ? (this.#data[coll][id] as Data[C][string]) : undefined;
+    return rec && rec.orgId === orgId ? rec : undefined;
+  }
+
+  /** The assets of `doc` that no document will use once `doc` uses only `keep`. */
+  #released(doc: DocumentRecord, keep: string[]): string[] {
+    return doc.assetIds.filter((a) => !keep.includes(a) && [...this.#state.assetUsers(a)].every((user) => user === doc.id));
   }
 
   /** Unsets the organization's other default presets (their version stays: only the flag moved away). */

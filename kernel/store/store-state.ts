@@ -1,5 +1,5 @@
 // The embedded store's in-memory state: its collections, the operations that change them, and lookup indexes.
-import type { IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
+import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, LedgerEntry, Organization } from '../model.js';
 
 /** The snapshot document (`quire.json`). A new collection is one line here and one in `emptyData`. */
@@ -15,9 +15,12 @@ export interface Data {
   jobs: Record<string, JobRecord>;
   ledger: LedgerEntry[];
   stylePresets: Record<string, StylePresetRecord>;
+  documents: Record<string, DocumentRecord>;
+  assets: Record<string, AssetRecord>;
+  bulkJobs: Record<string, BulkJobRecord>;
 }
 
-export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {} });
+export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {} });
 
 /** Collections keyed by id, and append-only lists; derived from `Data` so the two never drift. */
 export type RecordCollection = { [K in keyof Data]: Data[K] extends unknown[] ? never : Data[K] extends Record<string, { id: string }> ? K : never }[keyof Data];
@@ -48,6 +51,10 @@ export class StoreState {
   #resourceTokenByHash = new Map<string, string>();
   /** orgId → (jobId → estimated credits) of the organization's PENDING and PROCESSING jobs. */
   #unfinished = new Map<string, Map<string, number>>();
+  /** assetId → the documents that use it: an asset goes with the last of them. */
+  #assetUsers = new Map<string, Set<string>>();
+  /** `${orgId}/${sourceImageId}` → asset id. */
+  #assetBySource = new Map<string, string>();
 
   constructor(snapshot: Partial<Data> | null) {
     this.data = { ...emptyData(), ...snapshot };
@@ -99,6 +106,15 @@ export class StoreState {
     return this.#resourceTokenByHash.get(hash);
   }
 
+  /** The documents that use the asset. */
+  assetUsers(assetId: string): ReadonlySet<string> {
+    return this.#assetUsers.get(assetId) ?? new Set();
+  }
+
+  assetIdBySource(orgId: string, sourceImageId: string): string | undefined {
+    return this.#assetBySource.get(`${orgId}/${sourceImageId}`);
+  }
+
   outstandingEstimate(orgId: string): number {
     let sum = 0;
     for (const credits of this.#unfinished.get(orgId)?.values() ?? []) sum += credits;
@@ -117,6 +133,27 @@ export class StoreState {
         return this.#indexHash(this.#apiKeyByHash, rec as ApiKeyRecord, add);
       case 'resourceTokens':
         return this.#indexHash(this.#resourceTokenByHash, rec as ResourceTokenRecord, add);
+      case 'documents': {
+        const doc = rec as DocumentRecord;
+        for (const assetId of doc.assetIds) {
+          const users = this.#assetUsers.get(assetId);
+          if (add) {
+            if (users) users.add(doc.id);
+            else this.#assetUsers.set(assetId, new Set([doc.id]));
+          } else if (users?.delete(doc.id) && users.size === 0) {
+            this.#assetUsers.delete(assetId);
+          }
+        }
+        return;
+      }
+      case 'assets': {
+        const asset = rec as AssetRecord;
+        if (!asset.sourceImageId) return;
+        const key = `${asset.orgId}/${asset.sourceImageId}`;
+        if (add) this.#assetBySource.set(key, asset.id);
+        else if (this.#assetBySource.get(key) === asset.id) this.#assetBySource.delete(key);
+        return;
+      }
       case 'jobs': {
         const job = rec as JobRecord;
         const org = this.#unfinished.get(job.orgId);

@@ -1,5 +1,5 @@
 // The metadata store interface: the embedded lowdb store implements it today, PostgreSQL can later.
-import type { IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
+import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface Store {
@@ -67,7 +67,42 @@ export interface Store {
   updateStylePreset(orgId: string, id: string, patch: StylePresetPatch, at: string): Promise<StylePresetRecord | undefined>;
   /** False when the preset is unknown or another organization's. */
   deleteStylePreset(orgId: string, id: string): Promise<boolean>;
+
+  /** The document and the new assets it is the first to use, in one write. */
+  createDocument(doc: DocumentRecord, newAssets: AssetRecord[]): Promise<void>;
+  /** Scoped to the organization: another organization's document is undefined. */
+  getDocument(orgId: string, id: string): Promise<DocumentRecord | undefined>;
+  countDocuments(orgId: string): Promise<number>;
+  /** The organization's documents, newest first, after the one `after` names (a cursor), at most `limit`. */
+  listDocuments(orgId: string, limit: number, after?: PageKey): Promise<DocumentRecord[]>;
+  /**
+   * Replaces what `change` gives, adds 1 to `version` and sets `updatedAt`, in one write with the new assets and the
+   * deletion of the assets no document uses any more (their ids are returned: the caller deletes their bytes).
+   * 'conflict' when `expectedVersion` is given and is not the stored version; undefined when the document is unknown.
+   */
+  updateDocument(orgId: string, id: string, change: DocumentChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ document: DocumentRecord; releasedAssets: string[] } | 'conflict' | undefined>;
+  /** Deletes the document and, in the same write, the assets only it used (returned, as in updateDocument). */
+  deleteDocument(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
+  getAsset(orgId: string, id: string): Promise<AssetRecord | undefined>;
+  /** The organization's asset made from the temporary image `sourceImageId`, while a document still uses it. */
+  findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined>;
+
+  /** A bulk job and its items' render jobs, visible at once and written in one write (as stageJob). */
+  stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }>;
+  getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined>;
+  listUnfinishedBulkJobs(): Promise<BulkJobRecord[]>;
+  /** Moves a bulk job to its final state, with the record of its ZIP (if any) in the same write. */
+  finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord>;
 }
+
+/** Where a page of a list starts: after the record with this `createdAt` and `id` (newest first). */
+export interface PageKey {
+  createdAt: string;
+  id: string;
+}
+
+/** The fields of a document a change may replace. */
+export type DocumentChange = Partial<Pick<DocumentRecord, 'name' | 'config' | 'stylePresetId' | 'assetIds'>>;
 
 /** The fields of a style preset a client may change. */
 export type StylePresetPatch = Partial<Pick<StylePresetRecord, 'name' | 'description' | 'category' | 'tags' | 'isDefault' | 'definition'>>;

@@ -33,7 +33,7 @@ export function renderJobView(links: DownloadLinks, job: JobRecord): RenderJob {
     createdAt: job.createdAt,
     downloadUrl: links.downloadUrl(job),
     filename: renderFilename(job),
-    filloutId: null,
+    filloutId: (job.params.filloutId as string | undefined) ?? null,
     error: job.error,
     errorCode: job.errorCode,
     completedAt: job.completedAt,
@@ -66,7 +66,7 @@ export function creatingRender(method: CreatingMethod, endpoint: string, mismatc
     body: { mismatch },
     preValidation: strictOf,
     // The body matched the schema of this route, the one the service method takes.
-    handler: async (ctx, strict) => sendCreated(ctx, await ctx.services.renders[method](ctx.principal!.orgId, ctx.body as never, strict, endpoint)),
+    handler: async (ctx, strict) => sendRenderCreated(ctx, await ctx.services.renders[method](ctx.principal!.orgId, ctx.body as never, strict, endpoint)),
   };
 }
 
@@ -80,7 +80,7 @@ export const IMAGE_ROUTE_NOTE =
   'Malformed page specs answer 400; a page past the end of the rendered document fails the job (PAGE_OUT_OF_RANGE). Costs 1 credit, charged on completion.';
 
 /** 202 with the render-creating response and the status URL in Location. */
-function sendCreated(ctx: RouteContext, job: JobRecord): void {
+export function sendRenderCreated(ctx: RouteContext, job: JobRecord): void {
   ctx.log.info({ jobId: job.id, action: job.action, warnings: job.warnings?.length ?? 0 }, 'render job created');
   sendJson(ctx.res, 202, renderJobView(ctx.services.links, job), { Location: `${API_PREFIX}/render/${job.id}` });
 }

@@ -1,0 +1,38 @@
+// The checks document JSON passes before it is rendered or saved: its style preset exists, the contract and the
+// semantic rules hold (400 with paths under `config.`), and, with strict, every reference resolves.
+import { HttpError, errorSummary, type FieldError } from '../contracts/errors.js';
+import type { Defaults, DocumentJson } from '../contracts/document-json.js';
+import { validateDocument, scanReferences } from '../document/validator.js';
+import { mergeDefaults } from '../document/styles.js';
+import { resolveStyle } from './styles.js';
+import type { Store } from '../kernel/store/store.js';
+
+export interface CheckedDocument {
+  /** The document with the preset beneath its defaults and the schema defaults filled in: what a renderer takes. */
+  document: DocumentJson;
+  /** Unresolved references and unknown variables: warnings (without strict, or the ones strict lets pass). */
+  warnings: FieldError[];
+}
+
+export async function checkDocumentConfig(store: Store, orgId: string, config: Record<string, unknown>, stylePresetId: string | undefined, strict: boolean): Promise<CheckedDocument> {
+  // A preset lies beneath the document's own defaults; an invalid `config.defaults` is still reported at its own path.
+  const preset = stylePresetId ? await resolveStyle(store, orgId, stylePresetId) : undefined;
+  const styled = preset && (config.defaults === undefined || isObject(config.defaults)) ? { ...config, defaults: mergeDefaults(preset, config.defaults as Defaults | undefined) } : config;
+  const validation = validateDocument(styled);
+  if (!validation.valid) throw new HttpError('VALIDATION_FAILED', `The document is invalid: ${errorSummary(validation.errors)}.`, configPaths(validation.errors));
+  const document = validation.document!;
+  const refs = scanReferences(document);
+  const warnings = configPaths([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations, ...refs.unknownVariables]);
+  const strictFindings = configPaths([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
+  if (strict && strictFindings.length) throw new HttpError('VALIDATION_FAILED', `Strict mode: ${errorSummary(strictFindings)}.`, strictFindings);
+  return { document, warnings };
+}
+
+/** Paths of the document placed in the request body (`config.sections[0]…`). */
+export function configPaths(errors: FieldError[]): FieldError[] {
+  return errors.map((e) => ({ ...e, path: e.path.startsWith('config.') || e.path === '(body)' ? e.path : `config.${e.path}` }));
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

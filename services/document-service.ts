@@ -1,0 +1,229 @@
+// The workspace's documents (DESIGN §8): document JSON or Extended Markdown saved under a version, read back as
+// Markdown (or as JSON where Markdown cannot say it all), changed with a lost-update guard, deleted with the
+// permanent images only they used. A save checks the document exactly as a render would.
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from '../kernel/tokens.js';
+import { HttpError, errorSummary, type FieldError } from '../contracts/errors.js';
+import { KeyedMutex } from '../kernel/keyed-mutex.js';
+import { MAX_DOCUMENTS_PER_ORG, type CreateDocument, type CreateMarkdownDocument, type DocumentMarkdown, type DocumentSummary, type DocumentView, type UpdateDocument } from '../contracts/documents.js';
+import type { Defaults, DocumentJson } from '../contracts/document-json.js';
+import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
+import type { Issue } from '../document/markdown/index.js';
+import { MarkdownParser } from './markdown-parser.js';
+import { DocumentImages } from './document-images.js';
+import { checkDocumentConfig } from './document-check.js';
+import { resolveStyle } from './styles.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Store, DocumentChange, PageKey } from '../kernel/store/store.js';
+import type { DocumentRecord } from '../kernel/model.js';
+
+/** A list page: `limit` 1 to 200 (default 50) and the cursor of the previous page. */
+export interface PageRequest {
+  limit: number;
+  cursor: string | null;
+}
+
+/** Markdown written for a document version, kept for repeated reads of the same version (documents change far less than they are read). */
+const MARKDOWN_CACHE_SIZE = 64;
+
+@injectable()
+export class DocumentService {
+  /** Saves of one organization run one at a time: an asset found for reuse cannot be released under them. */
+  readonly #locks = new KeyedMutex();
+  readonly #markdownCache = new Map<string, DocumentMarkdown>();
+
+  constructor(
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(MarkdownParser) private readonly markdown: MarkdownParser,
+    @inject(DocumentImages) private readonly images: DocumentImages,
+  ) {}
+
+  /** POST /documents: document JSON, checked like POST /render (with `strict`), saved with version 1. */
+  async create(orgId: string, body: CreateDocument, strict: boolean): Promise<DocumentView> {
+    const { warnings } = await this.#checkJson(orgId, body.config, body.stylePresetId, strict);
+    return this.#save(orgId, body.name, body.config as unknown as DocumentJson, body.stylePresetId ?? null, warnings, 'config.');
+  }
+
+  /** POST /documents/markdown: the Markdown with the request's settings over its front matter, saved as the document it parses to. */
+  async createFromMarkdown(orgId: string, body: CreateMarkdownDocument, strict: boolean): Promise<DocumentView> {
+    if (body.stylePresetId) await resolveStyle(this.store, orgId, body.stylePresetId);
+    const styleErrors: Issue[] = body.style ? validateStyleDefinition(body.style, 'style') : [];
+    const style = styleErrors.length ? undefined : (body.style as Defaults | undefined);
+    const parsed = await this.markdown.parse(body.content, {
+      strict,
+      overrides: {
+        document: body.document,
+        variables: body.variables,
+        abbreviations: body.abbreviations,
+        citations: body.citations,
+        defaults: style || body.defaults ? mergeDefaults(style, body.defaults as Defaults | undefined) : undefined,
+      },
+    });
+    const errors = [...styleErrors, ...parsed.errors];
+    if (errors.length || !parsed.document) throw markdownErrors(errors);
+    return this.#save(orgId, body.name, parsed.document, body.stylePresetId ?? null, parsed.warnings.map(publicIssue), '');
+  }
+
+  async get(orgId: string, id: string): Promise<DocumentView> {
+    return documentView(await this.#find(orgId, id));
+  }
+
+  async list(orgId: string, page: PageRequest): Promise<{ items: DocumentSummary[]; nextCursor: string | null }> {
+    const after = page.cursor === null ? undefined : decodeCursor(page.cursor);
+    const rows = await this.store.listDocuments(orgId, page.limit + 1, after);
+    const items = rows.slice(0, page.limit);
+    const last = items[items.length - 1];
+    return { items: items.map(summaryView), nextCursor: rows.length > page.limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };
+  }
+
+  async delete(orgId: string, id: string): Promise<void> {
+    const gone = await this.#locks.run(orgId, () => this.store.deleteDocument(orgId, id));
+    if (!gone) throw notFound(id);
+    await this.images.release(gone.releasedAssets);
+  }
+
+  /**
+   * GET /documents/{id}/markdown: the document as Extended Markdown when reading that Markdown back gives the same
+   * document (in normal form); otherwise `json_fallback` with the JSON and a warning naming the first part lost.
+   */
+  async markdownOf(orgId: string, id: string): Promise<DocumentMarkdown> {
+    const doc = await this.#find(orgId, id);
+    const key = `${doc.id}@${doc.version}`;
+    const cached = this.#markdownCache.get(key);
+    if (cached) return cached;
+    const { markdown, lost } = await this.markdown.toMarkdown(doc.config as unknown as DocumentJson);
+    const answer: DocumentMarkdown = lost
+      ? { documentId: doc.id, markdown: null, format: 'json_fallback', config: doc.config, warning: `${lost.path}: ${lost.what}; the document is given as JSON (config) instead.`, version: doc.version, updatedAt: doc.updatedAt }
+      : { documentId: doc.id, markdown, format: 'markdown', version: doc.version, updatedAt: doc.updatedAt };
+    if (this.#markdownCache.size >= MARKDOWN_CACHE_SIZE) this.#markdownCache.delete(this.#markdownCache.keys().next().value!);
+    this.#markdownCache.set(key, answer);
+    return answer;
+  }
+
+  /** PATCH /documents/{id}/markdown: the whole document replaced by what the Markdown parses to (nothing saved on an error). */
+  async patchMarkdown(orgId: string, id: string, markdown: string, ifMatch: number | undefined, strict: boolean): Promise<DocumentView> {
+    const current = await this.#find(orgId, id);
+    const parsed = await this.markdown.parse(markdown, { strict });
+    if (parsed.errors.length || !parsed.document) throw markdownErrors(parsed.errors, 'markdown');
+    const warnings = parsed.warnings.map(publicIssue);
+    if (current.stylePresetId) await checkDocumentConfig(this.store, orgId, parsed.document as unknown as Record<string, unknown>, current.stylePresetId, strict);
+    return this.#change(orgId, id, { config: parsed.document }, ifMatch, warnings, '');
+  }
+
+  /** PATCH /documents/{id}: name, config (checked like POST /documents) or style preset. */
+  async update(orgId: string, id: string, body: UpdateDocument, ifMatch: number | undefined, strict: boolean): Promise<DocumentView> {
+    const current = await this.#find(orgId, id);
+    const stylePresetId = body.stylePresetId === undefined ? current.stylePresetId : body.stylePresetId;
+    const config = body.config ?? current.config;
+    const { warnings } = await this.#checkJson(orgId, config, stylePresetId ?? undefined, strict);
+    const change: { name?: string; config?: DocumentJson; stylePresetId?: string | null } = {};
+    if (body.name !== undefined) change.name = body.name;
+    if (body.config !== undefined) change.config = body.config as unknown as DocumentJson;
+    if (body.stylePresetId !== undefined) change.stylePresetId = body.stylePresetId;
+    return this.#change(orgId, id, change, ifMatch, warnings, 'config.');
+  }
+
+  async #checkJson(orgId: string, config: Record<string, unknown>, stylePresetId: string | undefined, strict: boolean) {
+    const checked = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict);
+    await this.images.check(orgId, checked.document);
+    return checked;
+  }
+
+  async #save(orgId: string, name: string | undefined, config: DocumentJson, stylePresetId: string | null, warnings: FieldError[], prefix: string): Promise<DocumentView> {
+    await this.images.check(orgId, config, prefix);
+    return this.#locks.run(orgId, async () => {
+      const count = await this.store.countDocuments(orgId);
+      if (count >= MAX_DOCUMENTS_PER_ORG) {
+        throw new HttpError('VALIDATION_FAILED', `The organization already has ${count} documents, the most allowed; delete some first.`, [{ path: '(body)', message: `the organization already has ${count} documents, the most allowed`, code: 'LIMIT_EXCEEDED' }]);
+      }
+      const saved = await this.images.persist(orgId, config);
+      const now = this.clock.now().toISOString();
+      const doc: DocumentRecord = {
+        id: randomUUID(),
+        orgId,
+        name: name ?? defaultName(saved.document),
+        config: saved.document as unknown as Record<string, unknown>,
+        stylePresetId,
+        assetIds: saved.assetIds,
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.store.createDocument(doc, saved.newAssets);
+      return { ...documentView(doc), warnings };
+    });
+  }
+
+  async #change(orgId: string, id: string, change: { name?: string; config?: DocumentJson; stylePresetId?: string | null }, ifMatch: number | undefined, warnings: FieldError[], prefix: string): Promise<DocumentView> {
+    if (change.config) await this.images.check(orgId, change.config, prefix);
+    const { document, released } = await this.#locks.run(orgId, async () => {
+      const stored: DocumentChange = { ...change } as DocumentChange;
+      let newAssets: Awaited<ReturnType<DocumentImages['persist']>>['newAssets'] = [];
+      if (change.config) {
+        const saved = await this.images.persist(orgId, change.config);
+        stored.config = saved.document as unknown as Record<string, unknown>;
+        stored.assetIds = saved.assetIds;
+        newAssets = saved.newAssets;
+      }
+      const outcome = await this.store.updateDocument(orgId, id, stored, newAssets, this.clock.now().toISOString(), ifMatch);
+      if (outcome === undefined) throw notFound(id);
+      if (outcome === 'conflict') {
+        // The assets made for this change are not written: their bytes go too.
+        await this.images.release(newAssets.map((a) => a.id));
+        const now = await this.store.getDocument(orgId, id);
+        throw new HttpError('VERSION_CONFLICT', `Document ${id} is at version ${now?.version}, not ${ifMatch}: it changed since you read it. Read it again, apply your change to that version, and send it with If-Match: ${now?.version}.`);
+      }
+      return { document: outcome.document, released: outcome.releasedAssets };
+    });
+    await this.images.release(released);
+    return { ...documentView(document), warnings };
+  }
+
+  async #find(orgId: string, id: string): Promise<DocumentRecord> {
+    const doc = await this.store.getDocument(orgId, id);
+    if (!doc) throw notFound(id);
+    return doc;
+  }
+}
+
+function notFound(id: string): HttpError {
+  return new HttpError('NOT_FOUND', `Document ${id} was not found (unknown, deleted, or another organization's).`);
+}
+
+function markdownErrors(errors: Issue[], field = 'content'): HttpError {
+  const located = errors.map((i) => ({ ...i, path: i.line !== undefined ? `${i.path} (${field} line ${i.line}:${i.column})` : i.path }));
+  return new HttpError('VALIDATION_FAILED', `The Markdown cannot be saved: ${errorSummary(located)}.`, errors.map(publicIssue));
+}
+
+/** An issue as the API shows it: line and column only when it has a place in the source. */
+function publicIssue(i: Issue): FieldError {
+  return { path: i.path, message: i.message, code: i.code, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) };
+}
+
+function defaultName(doc: DocumentJson): string {
+  return doc.document?.title?.trim() || doc.document?.filename || 'Untitled document';
+}
+
+export function summaryView(doc: DocumentRecord): DocumentSummary {
+  const type = (doc.config.document as { type?: string } | undefined)?.type ?? 'pdf';
+  return { id: doc.id, name: doc.name, version: doc.version, stylePresetId: doc.stylePresetId, type, createdAt: doc.createdAt, updatedAt: doc.updatedAt };
+}
+
+function documentView(doc: DocumentRecord): DocumentView {
+  return { ...summaryView(doc), config: doc.config };
+}
+
+function encodeCursor(key: PageKey): string {
+  return Buffer.from(`${key.createdAt}|${key.id}`, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): PageKey {
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) {
+    throw new HttpError('VALIDATION_FAILED', 'cursor is not a cursor this list gave; pass the nextCursor of the previous page unchanged.', [{ path: 'query.cursor', message: 'is not a cursor of this list', code: 'INVALID_FIELD' }]);
+  }
+  return { createdAt, id };
+}
