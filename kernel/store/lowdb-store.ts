@@ -1,4 +1,5 @@
 // The embedded metadata store: state in memory, changes appended to a journal, a lowdb JSON snapshot.
+// Longer than 400 lines: one class implements the whole Store interface over one journal, one short method per operation.
 import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { Low } from 'lowdb';
