@@ -12,6 +12,11 @@ const Issue = Type.Object({ path: Type.String(), message: Type.String(), code: T
 export const MAX_DOCUMENTS_PER_ORG = 10_000;
 /** Most variable sets in one bulk render (spec "Limits"). */
 export const MAX_BULK_ITEMS = 100;
+/**
+ * Most bytes of document JSON one bulk render may queue (the document's size times its items): every item's job
+ * holds its own copy of the document until it has run.
+ */
+export const MAX_BULK_DOCUMENT_BYTES = 64 * 1024 * 1024;
 /** Largest variables file of POST /bulk-render/file. */
 export const MAX_BULK_FILE_BYTES = 10 * 1024 * 1024;
 

@@ -16,7 +16,7 @@ import { JobService } from '../kernel/job-service.js';
 import { JobNotifier } from '../kernel/job-notifier.js';
 import { RenderService, type PlannedRender } from './render-service.js';
 import { DownloadLinks } from './download-links.js';
-import type { BulkFormat, BulkJob } from '../contracts/documents.js';
+import { MAX_BULK_DOCUMENT_BYTES, type BulkFormat, type BulkJob } from '../contracts/documents.js';
 import type { QuireConfig } from '../kernel/config.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Store } from '../kernel/store/store.js';
@@ -75,6 +75,13 @@ export class BulkService {
     const doc = await this.renders.savedDocument(orgId, request.documentId);
     const docType = String((doc.config.document as { type?: string } | undefined)?.type ?? 'pdf').toUpperCase() as BulkFormat;
     const format = request.format ?? docType;
+    const docBytes = Buffer.byteLength(JSON.stringify(doc.config));
+    if (docBytes * request.items.length > MAX_BULK_DOCUMENT_BYTES) {
+      const most = Math.max(1, Math.floor(MAX_BULK_DOCUMENT_BYTES / docBytes));
+      throw new HttpError('VALIDATION_FAILED', `Document ${doc.id} is ${(docBytes / 1048576).toFixed(1)} MiB of JSON; a bulk render queues a copy per item and takes at most ${MAX_BULK_DOCUMENT_BYTES / 1048576} MiB in all, so send at most ${most} items per request.`, [
+        { path: 'items', message: `at most ${most} items for a document of this size`, code: 'LIMIT_EXCEEDED' },
+      ]);
+    }
     const id = randomUUID();
     const names = itemFilenames(request.items, (doc.config.document as { filename?: string } | undefined)?.filename ?? 'document', EXTENSIONS[format]);
     const items: BulkItemRecord[] = [];

@@ -1,11 +1,13 @@
 // The checks document JSON passes before it is rendered or saved: its style preset exists, the contract and the
-// semantic rules hold (400 with paths under `config.`), and, with strict, every reference resolves.
+// semantic rules hold (400 with paths under `config.`), and, with strict, every reference resolves; and how the
+// issues of Extended Markdown are shown.
 import { HttpError, errorSummary, type FieldError } from '../contracts/errors.js';
 import type { Defaults, DocumentJson } from '../contracts/document-json.js';
 import { validateDocument, scanReferences } from '../document/validator.js';
 import { mergeDefaults } from '../document/styles.js';
 import { resolveStyle } from './styles.js';
 import type { Store } from '../kernel/store/store.js';
+import type { Issue } from '../document/markdown/index.js';
 
 export interface CheckedDocument {
   /** The document with the preset beneath its defaults and the schema defaults filled in: what a renderer takes. */
@@ -35,4 +37,14 @@ export function configPaths(errors: FieldError[]): FieldError[] {
 
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** An issue as the API shows it: line and column only when it has a place in the source. */
+export function publicIssue(i: Issue): Issue {
+  return { path: i.path, message: i.message, code: i.code, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) };
+}
+
+/** An issue for a problem's detail: its place in the source (`content line 3:1`) beside its path. */
+export function locatedIssue(i: Issue, field?: string): FieldError {
+  return { ...i, path: i.line !== undefined ? `${i.path} (${field ? `${field} ` : ''}line ${i.line}:${i.column})` : i.path };
 }

@@ -13,7 +13,7 @@ import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
 import type { Issue } from '../document/markdown/index.js';
 import { MarkdownParser } from './markdown-parser.js';
 import { DocumentImages } from './document-images.js';
-import { checkDocumentConfig } from './document-check.js';
+import { checkDocumentConfig, locatedIssue, publicIssue } from './document-check.js';
 import { resolveStyle } from './styles.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Store, DocumentChange, PageKey } from '../kernel/store/store.js';
@@ -194,13 +194,7 @@ function notFound(id: string): HttpError {
 }
 
 function markdownErrors(errors: Issue[], field = 'content'): HttpError {
-  const located = errors.map((i) => ({ ...i, path: i.line !== undefined ? `${i.path} (${field} line ${i.line}:${i.column})` : i.path }));
-  return new HttpError('VALIDATION_FAILED', `The Markdown cannot be saved: ${errorSummary(located)}.`, errors.map(publicIssue));
-}
-
-/** An issue as the API shows it: line and column only when it has a place in the source. */
-function publicIssue(i: Issue): FieldError {
-  return { path: i.path, message: i.message, code: i.code, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) };
+  return new HttpError('VALIDATION_FAILED', `The Markdown cannot be saved: ${errorSummary(errors.map((i) => locatedIssue(i, field)))}.`, errors.map(publicIssue));
 }
 
 function defaultName(doc: DocumentJson): string {

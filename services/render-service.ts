@@ -21,7 +21,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { DocumentRecord, JobRecord, WebhookConfig } from '../kernel/model.js';
 import type { RenderDocument } from '../contracts/documents.js';
 import { DocumentImages } from './document-images.js';
-import { checkDocumentConfig, isObject } from './document-check.js';
+import { checkDocumentConfig, isObject, locatedIssue, publicIssue } from './document-check.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
 
 /** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
@@ -141,7 +141,7 @@ export class RenderService {
     const image = images ? imageSettings(body.image) : undefined;
     const { request, parsed } = await this.#parseMarkdown(orgId, body, strict);
     if (parsed.errors.length) {
-      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${errorSummary(parsed.errors.map(located))}.`, parsed.errors);
+      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${errorSummary(parsed.errors.map((i) => locatedIssue(i)))}.`, parsed.errors);
     }
     // The parser validated the document; validating again fills in the defaults the renderer relies on.
     const doc = validateDocument(parsed.document).document!;
@@ -250,15 +250,4 @@ function imageSettings(image: ImageOptions | undefined): ImageSettings {
   const errors: FieldError[] = checkPageSpecs(pages, null).map((p) => ({ path: `image.pages[${p.index}]`, message: p.message, code: 'INVALID_PAGE_SPEC' }));
   if (errors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${errorSummary(errors)}.`, errors);
   return { format: image?.format ?? 'png', dpi: image?.dpi ?? IMAGE_DPI.default, pages };
-}
-
-
-
-/** An issue as the API shows it: line and column only when it has a place in the source. */
-function publicIssue(i: Issue): Issue {
-  return { path: i.path, message: i.message, code: i.code, ...(i.line !== undefined ? { line: i.line, column: i.column } : {}) };
-}
-
-function located(i: Issue): FieldError {
-  return { ...i, path: i.line !== undefined ? `${i.path} (line ${i.line}:${i.column})` : i.path };
 }
