@@ -147,7 +147,7 @@ export class BulkService {
         return { index: item.index, ...(item.row !== undefined ? { row: item.row } : {}), status, jobId: item.jobId, filename: item.filename, error: item.error ?? job?.error ?? null };
       }),
     );
-    const started = items.some((i) => i.status !== 'PENDING');
+    const started = items.some((i) => i.jobId !== null && i.status !== 'PENDING');
     return {
       bulkJobId: bulk.id,
       documentId: bulk.documentId,
