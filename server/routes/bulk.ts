@@ -1,14 +1,11 @@
 // Bulk renders: one saved document with up to 100 variable sets, given as JSON or as a CSV, JSON or XLSX file;
 // their status with each item's, and one ZIP of every output.
-import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
 import { HttpError, type FieldError } from '../../contracts/errors.js';
 import { BULK_FORMATS, BulkJobSchema, BulkRenderSchema, MAX_BULK_FILE_BYTES, MAX_BULK_ITEMS, type BulkFormat, type BulkRender } from '../../contracts/documents.js';
 import { compileSchema, formatAjvErrors } from '../../contracts/schema.js';
 import { WebhookSchema } from '../../contracts/common.js';
-import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
 import { bulkTokenScope } from '../../services/download-links.js';
 import { TableFileError } from '../../engines/tabular/read-items.js';
 import type { BulkRequest } from '../../services/bulk-service.js';
@@ -18,7 +15,7 @@ import type { RouteContext, RouteDefinition } from '../context.js';
 import { receiveUpload } from '../upload.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-import { contentDisposition } from './files.js';
+import { downloadOrg, sendStoredFile } from './files.js';
 
 const tag = 'Bulk rendering';
 const ENDPOINT = 'POST /bulk-render';
@@ -86,23 +83,14 @@ async function status(ctx: RouteContext): Promise<void> {
 }
 
 async function download(ctx: RouteContext): Promise<void> {
-  const { kernel, res } = ctx;
+  const { kernel } = ctx;
   const id = ctx.params.bulkJobId!;
-  let orgId = ctx.principal?.orgId ?? null;
-  if (!orgId) {
-    orgId = verifyDownloadToken(kernel.secret, ctx.query.get('token') ?? '', bulkTokenScope(id), Math.floor(kernel.clock.now().getTime() / 1000));
-    if (!orgId) throw new HttpError('UNAUTHENTICATED', 'The download token is invalid, altered or expired; fetch the bulk job again for a fresh downloadUrl, or send an API key.');
-  }
+  const orgId = downloadOrg(ctx, bulkTokenScope(id), 'the bulk job');
   const bulk = await ctx.services.bulk.get(orgId, id);
   if (!bulk.outputFileId) throw new HttpError('NOT_FOUND', `Bulk render job ${id} has no ZIP: ${bulk.status === 'FAILED' ? `it failed (${bulk.error})` : 'it is not finished; poll GET /bulk-render/{bulkJobId}'}.`);
   const rec = await kernel.store.getFile(orgId, bulk.outputFileId);
   if (!rec || rec.expiresAt <= kernel.clock.now().toISOString()) throw new HttpError('NOT_FOUND', `The ZIP of bulk render job ${id} expired; render again.`);
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/zip');
-  res.setHeader('Content-Length', String(rec.sizeBytes));
-  res.setHeader('Content-Disposition', contentDisposition(rec.filename));
-  res.setHeader('Cache-Control', 'private, no-store');
-  await pipeline(createReadStream(kernel.blobs.path(rec.id)), res);
+  await sendStoredFile(ctx, rec, rec.filename);
 }
 
 const CREDITS_NOTE =

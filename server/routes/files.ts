@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../contracts/errors.js';
 import { ACCEPTED_UPLOAD_TYPES, detectFileType } from '../../kernel/file-type.js';
 import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
+import type { FileRecord } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { receiveUpload } from '../upload.js';
 import { sendJson } from '../problem.js';
@@ -62,20 +63,32 @@ async function getFile(ctx: RouteContext): Promise<void> {
 }
 
 async function download(ctx: RouteContext): Promise<void> {
-  const { kernel, res } = ctx;
-  let orgId = ctx.principal?.orgId ?? null;
-  if (!orgId) {
-    const token = ctx.query.get('token') ?? '';
-    orgId = verifyDownloadToken(kernel.secret, token, ctx.params.fileId!, Math.floor(kernel.clock.now().getTime() / 1000));
-    if (!orgId) throw new HttpError('UNAUTHENTICATED', 'The download token is invalid, altered or expired; fetch the job again for a fresh downloadUrl, or send an API key.');
-  }
+  const orgId = downloadOrg(ctx, ctx.params.fileId!, 'the job');
   const rec = await liveFile(ctx, orgId);
+  await sendStoredFile(ctx, rec, rec.filename);
+}
+
+/**
+ * The organization a download is for: the API key's, or the one the signed `token` names for `scope` (a file id,
+ * or a job's scope such as `render:<id>`); 401 when neither holds. `what` is what to fetch again for a fresh link.
+ */
+export function downloadOrg(ctx: RouteContext, scope: string, what: string): string {
+  if (ctx.principal) return ctx.principal.orgId;
+  const { kernel } = ctx;
+  const orgId = verifyDownloadToken(kernel.secret, ctx.query.get('token') ?? '', scope, Math.floor(kernel.clock.now().getTime() / 1000));
+  if (!orgId) throw new HttpError('UNAUTHENTICATED', `The download token is invalid, altered or expired; fetch ${what} again for a fresh downloadUrl, or send an API key.`);
+  return orgId;
+}
+
+/** Streams a stored file as an attachment named `filename`. */
+export async function sendStoredFile(ctx: RouteContext, rec: Pick<FileRecord, 'id' | 'mimeType' | 'sizeBytes'>, filename: string): Promise<void> {
+  const { res } = ctx;
   res.statusCode = 200;
   res.setHeader('Content-Type', rec.mimeType);
   res.setHeader('Content-Length', String(rec.sizeBytes));
-  res.setHeader('Content-Disposition', contentDisposition(rec.filename));
+  res.setHeader('Content-Disposition', contentDisposition(filename));
   res.setHeader('Cache-Control', 'private, no-store');
-  await pipeline(createReadStream(kernel.blobs.path(rec.id)), res);
+  await pipeline(createReadStream(ctx.kernel.blobs.path(rec.id)), res);
 }
 
 /** RFC 6266 with an ASCII fallback and the UTF-8 name. */

@@ -1,9 +1,6 @@
 // Rendering: POST /render (document JSON → a render job), polling and the download of its output.
-import { createReadStream } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../contracts/errors.js';
-import { verifyDownloadToken } from '../../kernel/signed-download-token.js';
 import type { Kernel } from '../../kernel/kernel.js';
 import { renderTokenScope, type DownloadLinks } from '../../services/download-links.js';
 import { renderFilename } from '../../services/job-events.js';
@@ -13,7 +10,7 @@ import { ImageRenderRequestSchema, RENDER_TARGETS, RenderJobSchema, RenderReques
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-import { contentDisposition } from './files.js';
+import { downloadOrg, sendStoredFile } from './files.js';
 import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
 
 /** A job's `format`: the target it was rendered to, in capitals (PDF for a record that names none). */
@@ -100,25 +97,16 @@ async function status(ctx: RouteContext): Promise<void> {
 }
 
 async function download(ctx: RouteContext): Promise<void> {
-  const { kernel, res } = ctx;
+  const { kernel } = ctx;
   const id = ctx.params.jobId!;
-  let orgId = ctx.principal?.orgId ?? null;
-  if (!orgId) {
-    orgId = verifyDownloadToken(kernel.secret, ctx.query.get('token') ?? '', renderTokenScope(id), Math.floor(kernel.clock.now().getTime() / 1000));
-    if (!orgId) throw new HttpError('UNAUTHENTICATED', 'The download token is invalid, altered or expired; fetch the render job again for a fresh downloadUrl, or send an API key.');
-  }
+  const orgId = downloadOrg(ctx, renderTokenScope(id), 'the render job');
   const job = await renderJob(kernel, orgId, id);
   if (job.status !== 'COMPLETED' || !job.outputFileId) {
     throw new HttpError('NOT_FOUND', `Render job ${id} has no output: it is ${job.status}${job.status === 'FAILED' ? ` (${job.error})` : '; poll GET /render/{jobId} until COMPLETED'}.`);
   }
   const rec = await kernel.store.getFile(orgId, job.outputFileId);
   if (!rec || rec.expiresAt <= kernel.clock.now().toISOString()) throw new HttpError('NOT_FOUND', `The output of render job ${id} expired; render again.`);
-  res.statusCode = 200;
-  res.setHeader('Content-Type', rec.mimeType);
-  res.setHeader('Content-Length', String(rec.sizeBytes));
-  res.setHeader('Content-Disposition', contentDisposition(renderFilename(job)));
-  res.setHeader('Cache-Control', 'private, no-store');
-  await pipeline(createReadStream(kernel.blobs.path(rec.id)), res);
+  await sendStoredFile(ctx, rec, renderFilename(job));
 }
 
 export function renderRoutes(): RouteDefinition[] {
