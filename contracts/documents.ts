@@ -26,10 +26,11 @@ const StylePresetId = Type.String({ minLength: 1, maxLength: 200, description: '
 export const CreateDocumentSchema = Type.Object(
   {
     name: Type.Optional(Name),
-    config: Type.Object({}, { additionalProperties: true, description: 'Document JSON (docs/document-json.md), checked like POST /render.' }),
+    config: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Document JSON (docs/document-json.md), checked like POST /render. Give this or `templateId`.' })),
+    templateId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "A productive workspace template (GET /templates) the document starts as a copy of; its name and style preset come along unless given." })),
     stylePresetId: Type.Optional(StylePresetId),
   },
-  { additionalProperties: false, description: 'Saves document JSON; `/temp-image/` paths in it become permanent `/image/` assets.' },
+  { additionalProperties: false, description: 'Saves document JSON, or a copy of a template; `/temp-image/` paths become permanent `/image/` assets.' },
 );
 export type CreateDocument = Static<typeof CreateDocumentSchema>;
 
@@ -43,7 +44,7 @@ export type CreateMarkdownDocument = Static<typeof CreateMarkdownDocumentSchema>
 export const UpdateDocumentSchema = Type.Object(
   {
     name: Type.Optional(Name),
-    config: Type.Optional(CreateDocumentSchema.properties.config),
+    config: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Document JSON (docs/document-json.md), checked like POST /render.' })),
     stylePresetId: Type.Optional(Type.Union([StylePresetId, Type.Null()], { description: 'A style preset, or null for none.' })),
   },
   { additionalProperties: false, minProperties: 1, description: 'Replaces the fields given; the version goes up by one.' },

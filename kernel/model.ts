@@ -162,7 +162,31 @@ export interface DocumentRecord {
   updatedAt: string;
 }
 
-/** A permanent image (`/image/<id>`) of an organization, made from a temporary image when a document that uses it is saved. */
+/** A workspace template of an organization (built-in catalog templates are not stored: they ship with Quire). */
+export interface TemplateRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  /** Unique among the organization's templates. */
+  slug: string;
+  category: string | null;
+  description: string | null;
+  productive: boolean;
+  /** The style preset documents made from it render with; null for none. */
+  stylePresetId: string | null;
+  /** Document JSON, with permanent `/image/` paths like a document's. */
+  config: Record<string, unknown>;
+  /** The Extended Markdown it was written in, or written from its JSON; null when Markdown cannot carry it (then `warning` says why). */
+  markdown: string | null;
+  warning: string | null;
+  /** The permanent images `config` uses, counted like a document's. */
+  assetIds: string[];
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A permanent image (`/image/<id>`) of an organization, made from a temporary image when a document (or template) that uses it is saved. */
 export interface AssetRecord {
   id: string;
   orgId: string;

@@ -23,6 +23,7 @@ import { markdownRoutes } from './routes/markdown.js';
 import { styleRoutes } from './routes/styles.js';
 import { documentRoutes } from './routes/documents.js';
 import { bulkRoutes } from './routes/bulk.js';
+import { templateRoutes } from './routes/templates.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -115,6 +116,7 @@ export function createServer(quire: Quire): QuireServer {
     ...styleRoutes(),
     ...documentRoutes(),
     ...bulkRoutes(),
+    ...templateRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];

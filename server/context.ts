@@ -33,6 +33,8 @@ export interface RouteDoc {
   query?: Array<{ name: string; description: string; schema: object; required?: boolean }>;
   /** Status → schema (object), the MIME type(s) of a binary body (string or string[]), or null for no body. */
   responses: Record<number, object | string | string[] | null>;
+  /** Kept for compatibility; clients should move to the replacement the description names. */
+  deprecated?: boolean;
   /** Hidden from the document (e.g. a disabled plugin's route). */
   hidden?: boolean;
 }

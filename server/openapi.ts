@@ -95,6 +95,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/.-]/).map((p) => (p ? p[0]!.toUpperCase() + p.slice(1) : '')).join('')}`,
       summary: r.doc.summary,
       ...(r.doc.description ? { description: r.doc.description } : {}),
+      ...(r.doc.deprecated ? { deprecated: true } : {}),
       tags: [r.doc.tag],
       ...(parameters.length ? { parameters } : {}),
       responses,

@@ -19,6 +19,8 @@ export interface PersistedImages<D> {
   document: D;
   assetIds: string[];
   newAssets: AssetRecord[];
+  /** Each temporary image path replaced, with the `/image/` path it became. */
+  replaced: Map<string, string>;
 }
 
 @injectable()
@@ -91,7 +93,7 @@ export class DocumentImages {
       }
     }
     const document = bySource.size ? replaceImageSources(doc, (src) => bySource.get(src) ?? src) : doc;
-    return { document, assetIds: [...assetIds], newAssets };
+    return { document, assetIds: [...assetIds], newAssets, replaced: bySource };
   }
 
   /** Deletes the bytes of assets the store released (no document uses them any more). */

@@ -13,6 +13,7 @@ import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
 import type { Issue } from '../document/markdown/index.js';
 import { MarkdownParser } from './markdown-parser.js';
 import { DocumentImages } from './document-images.js';
+import { TemplateService } from './template-service.js';
 import { checkDocumentConfig, locatedIssue, publicIssue } from './document-check.js';
 import { resolveStyle } from './styles.js';
 import type { Clock } from '../kernel/clock.js';
@@ -39,12 +40,22 @@ export class DocumentService {
     @inject(TOKENS.Store) private readonly store: Store,
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(DocumentImages) private readonly images: DocumentImages,
+    @inject(TemplateService) private readonly templates: TemplateService,
   ) {}
 
-  /** POST /documents: document JSON, checked like POST /render (with `strict`), saved with version 1. */
+  /**
+   * POST /documents: document JSON, checked like POST /render (with `strict`), or a copy of a productive workspace
+   * template (403 TEMPLATE_NOT_PRODUCTIVE otherwise), saved with version 1.
+   */
   async create(orgId: string, body: CreateDocument, strict: boolean): Promise<DocumentView> {
-    const { warnings } = await this.#checkJson(orgId, body.config, body.stylePresetId, strict);
-    return this.#save(orgId, body.name, body.config as unknown as DocumentJson, body.stylePresetId ?? null, warnings, 'config.');
+    if ((body.config === undefined) === (body.templateId === undefined)) {
+      throw new HttpError('VALIDATION_FAILED', 'Give the document as `config` or name a template in `templateId`, not both and not neither.', [{ path: 'config', message: 'exactly one of config and templateId is required', code: 'INVALID_FIELD' }]);
+    }
+    const seed = body.templateId !== undefined ? await this.templates.seed(orgId, body.templateId) : undefined;
+    const config = seed ? (seed.config as unknown as Record<string, unknown>) : body.config!;
+    const stylePresetId = body.stylePresetId ?? seed?.stylePresetId ?? undefined;
+    const { warnings } = await this.#checkJson(orgId, config, stylePresetId, strict);
+    return this.#save(orgId, body.name ?? seed?.name, config as unknown as DocumentJson, stylePresetId ?? null, warnings, 'config.');
   }
 
   /** POST /documents/markdown: the Markdown with the request's settings over its front matter, saved as the document it parses to. */

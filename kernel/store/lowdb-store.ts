@@ -6,8 +6,8 @@ import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
-import type { DocumentChange, PageKey, Store, StylePresetPatch } from './store.js';
-import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
+import type { DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
+import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface LowdbStoreOptions {
@@ -311,22 +311,57 @@ export class LowdbStore implements Store {
   }
 
   async updateDocument(orgId: string, id: string, change: DocumentChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ document: DocumentRecord; releasedAssets: string[] } | 'conflict' | undefined> {
-    const d = this.#own('documents', orgId, id);
-    if (!d) return undefined;
-    if (expectedVersion !== undefined && expectedVersion !== d.version) return 'conflict';
-    const released = change.assetIds ? this.#released(d, change.assetIds) : [];
-    const patch = { ...structuredClone(change), version: d.version + 1, updatedAt: at };
-    const durable = this.#commit(...newAssets.map((a) => ops.put('assets', { ...a })), ops.patch('documents', id, patch), ...released.map((a) => ops.del('assets', a)));
-    const copy = structuredClone(d);
-    await durable;
-    return { document: copy, releasedAssets: released };
+    const outcome = await this.#updateVersioned('documents', orgId, id, change, newAssets, at, expectedVersion);
+    return typeof outcome === 'object' ? { document: outcome.record, releasedAssets: outcome.releasedAssets } : outcome;
   }
 
   async deleteDocument(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
-    const d = this.#own('documents', orgId, id);
-    if (!d) return undefined;
-    const released = this.#released(d, []);
-    await this.#commit(ops.del('documents', id), ...released.map((a) => ops.del('assets', a)));
+    return this.#deleteVersioned('documents', orgId, id);
+  }
+
+  async createTemplate(template: TemplateRecord, newAssets: AssetRecord[]): Promise<void> {
+    await this.#commit(...newAssets.map((a) => ops.put('assets', { ...a })), ops.put('templates', structuredClone(template)));
+  }
+
+  async getTemplate(orgId: string, id: string): Promise<TemplateRecord | undefined> {
+    const t = this.#own('templates', orgId, id);
+    return t && structuredClone(t);
+  }
+
+  async listTemplates(orgId: string): Promise<TemplateRecord[]> {
+    return Object.values(this.#data.templates)
+      .filter((t) => t.orgId === orgId)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+      .map((t) => structuredClone(t));
+  }
+
+  async updateTemplate(orgId: string, id: string, change: TemplateChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ template: TemplateRecord; releasedAssets: string[] } | 'conflict' | undefined> {
+    const outcome = await this.#updateVersioned('templates', orgId, id, change, newAssets, at, expectedVersion);
+    return typeof outcome === 'object' ? { template: outcome.record, releasedAssets: outcome.releasedAssets } : outcome;
+  }
+
+  async deleteTemplate(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#deleteVersioned('templates', orgId, id);
+  }
+
+  /** A change of a document or template: version + 1, new assets and released assets in the same write. */
+  async #updateVersioned<C extends 'documents' | 'templates'>(coll: C, orgId: string, id: string, change: object & { assetIds?: string[] }, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ record: Data[C][string]; releasedAssets: string[] } | 'conflict' | undefined> {
+    const rec = this.#own(coll, orgId, id);
+    if (!rec) return undefined;
+    if (expectedVersion !== undefined && expectedVersion !== rec.version) return 'conflict';
+    const released = change.assetIds ? this.#released(rec, change.assetIds) : [];
+    const patch = { ...structuredClone(change), version: rec.version + 1, updatedAt: at };
+    const durable = this.#commit(...newAssets.map((a) => ops.put('assets', { ...a })), ops.patch(coll, id, patch as Partial<Data[C][string]>), ...released.map((a) => ops.del('assets', a)));
+    const copy = structuredClone(rec);
+    await durable;
+    return { record: copy, releasedAssets: released };
+  }
+
+  async #deleteVersioned(coll: 'documents' | 'templates', orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    const rec = this.#own(coll, orgId, id);
+    if (!rec) return undefined;
+    const released = this.#released(rec, []);
+    await this.#commit(ops.del(coll, id), ...released.map((a) => ops.del('assets', a)));
     return { releasedAssets: released };
   }
 
@@ -366,13 +401,13 @@ export class LowdbStore implements Store {
   }
 
   /** A record of the collection that belongs to the organization (own keys only: an id is never a prototype's). */
-  #own<C extends 'documents' | 'assets' | 'bulkJobs'>(coll: C, orgId: string, id: string): Data[C][string] | undefined {
+  #own<C extends 'documents' | 'assets' | 'bulkJobs' | 'templates'>(coll: C, orgId: string, id: string): Data[C][string] | undefined {
     const rec = Object.hasOwn(this.#data[coll], id) ? (this.#data[coll][id] as Data[C][string]) : undefined;
     return rec && rec.orgId === orgId ? rec : undefined;
   }
 
-  /** The assets of `doc` that no document will use once `doc` uses only `keep`. */
-  #released(doc: DocumentRecord, keep: string[]): string[] {
+  /** The assets of `doc` that no document or template will use once `doc` uses only `keep`. */
+  #released(doc: DocumentRecord | TemplateRecord, keep: string[]): string[] {
     return doc.assetIds.filter((a) => !keep.includes(a) && [...this.#state.assetUsers(a)].every((user) => user === doc.id));
   }
 

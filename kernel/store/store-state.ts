@@ -1,5 +1,5 @@
 // The embedded store's in-memory state: its collections, the operations that change them, and lookup indexes.
-import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
+import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, LedgerEntry, Organization } from '../model.js';
 
 /** The snapshot document (`quire.json`). A new collection is one line here and one in `emptyData`. */
@@ -18,9 +18,10 @@ export interface Data {
   documents: Record<string, DocumentRecord>;
   assets: Record<string, AssetRecord>;
   bulkJobs: Record<string, BulkJobRecord>;
+  templates: Record<string, TemplateRecord>;
 }
 
-export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {} });
+export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {} });
 
 /** Collections keyed by id, and append-only lists; derived from `Data` so the two never drift. */
 export type RecordCollection = { [K in keyof Data]: Data[K] extends unknown[] ? never : Data[K] extends Record<string, { id: string }> ? K : never }[keyof Data];
@@ -51,7 +52,7 @@ export class StoreState {
   #resourceTokenByHash = new Map<string, string>();
   /** orgId → (jobId → estimated credits) of the organization's PENDING and PROCESSING jobs. */
   #unfinished = new Map<string, Map<string, number>>();
-  /** assetId → the documents that use it: an asset goes with the last of them. */
+  /** assetId → the documents and templates that use it: an asset goes with the last of them. */
   #assetUsers = new Map<string, Set<string>>();
   /** `${orgId}/${sourceImageId}` → asset id. */
   #assetBySource = new Map<string, string>();
@@ -133,8 +134,9 @@ export class StoreState {
         return this.#indexHash(this.#apiKeyByHash, rec as ApiKeyRecord, add);
       case 'resourceTokens':
         return this.#indexHash(this.#resourceTokenByHash, rec as ResourceTokenRecord, add);
-      case 'documents': {
-        const doc = rec as DocumentRecord;
+      case 'documents':
+      case 'templates': {
+        const doc = rec as DocumentRecord | TemplateRecord;
         for (const assetId of doc.assetIds) {
           const users = this.#assetUsers.get(assetId);
           if (add) {

@@ -1,5 +1,5 @@
 // The metadata store interface: the embedded lowdb store implements it today, PostgreSQL can later.
-import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord } from '../model.js';
+import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface Store {
@@ -83,6 +83,16 @@ export interface Store {
   updateDocument(orgId: string, id: string, change: DocumentChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ document: DocumentRecord; releasedAssets: string[] } | 'conflict' | undefined>;
   /** Deletes the document and, in the same write, the assets only it used (returned, as in updateDocument). */
   deleteDocument(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
+  /** The template and the new assets it is the first to use, in one write. */
+  createTemplate(template: TemplateRecord, newAssets: AssetRecord[]): Promise<void>;
+  getTemplate(orgId: string, id: string): Promise<TemplateRecord | undefined>;
+  /** The organization's templates, oldest first. */
+  listTemplates(orgId: string): Promise<TemplateRecord[]>;
+  /** As updateDocument, for a template. */
+  updateTemplate(orgId: string, id: string, change: TemplateChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ template: TemplateRecord; releasedAssets: string[] } | 'conflict' | undefined>;
+  /** As deleteDocument, for a template. */
+  deleteTemplate(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
+
   getAsset(orgId: string, id: string): Promise<AssetRecord | undefined>;
   /** The organization's asset made from the temporary image `sourceImageId`, while a document still uses it. */
   findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined>;
@@ -100,6 +110,9 @@ export interface PageKey {
   createdAt: string;
   id: string;
 }
+
+/** The fields of a template a change may replace. */
+export type TemplateChange = Partial<Omit<TemplateRecord, 'id' | 'orgId' | 'version' | 'createdAt' | 'updatedAt'>>;
 
 /** The fields of a document a change may replace. */
 export type DocumentChange = Partial<Pick<DocumentRecord, 'name' | 'config' | 'stylePresetId' | 'assetIds'>>;

@@ -45,12 +45,12 @@ export function pageOf(ctx: RouteContext): { limit: number; cursor: string | nul
 }
 
 /** The version an `If-Match` header names (`3`, `"3"` or `W/"3"`), or undefined without one. */
-function ifMatchOf(ctx: RouteContext): number | undefined {
+export function ifMatchOf(ctx: RouteContext): number | undefined {
   const raw = ctx.req.headers['if-match'];
   if (raw === undefined) return undefined;
   const m = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(String(raw));
   if (!m) {
-    throw new HttpError('VALIDATION_FAILED', `If-Match must be the document's version number (e.g. If-Match: 3), not ${JSON.stringify(raw)}.`, [{ path: 'header.If-Match', message: 'must be a version number', code: 'INVALID_FIELD' }]);
+    throw new HttpError('VALIDATION_FAILED', `If-Match must be the version number (e.g. If-Match: 3), not ${JSON.stringify(raw)}.`, [{ path: 'header.If-Match', message: 'must be a version number', code: 'INVALID_FIELD' }]);
   }
   return Number(m[1]);
 }

@@ -1,0 +1,257 @@
+// Templates (spec "Template", DESIGN §8): the built-in catalog (read-only, browse and copy) and the organization's
+// workspace templates, written in Extended Markdown or document JSON, which seed documents when productive.
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import { TOKENS } from '../kernel/tokens.js';
+import { HttpError, errorSummary } from '../contracts/errors.js';
+import { KeyedMutex } from '../kernel/keyed-mutex.js';
+import { MAX_TEMPLATES_PER_ORG, type CopyTemplate, type CreateTemplate, type TemplateScope, type TemplateSummary, type TemplateView, type UpdateTemplate } from '../contracts/templates.js';
+import type { DocumentJson } from '../contracts/document-json.js';
+import { MarkdownParser } from './markdown-parser.js';
+import { DocumentImages } from './document-images.js';
+import { checkDocumentConfig, locatedIssue, publicIssue } from './document-check.js';
+import { resolveStyle } from './styles.js';
+import { catalogTemplates, type CatalogTemplate } from './template-catalog.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Store, TemplateChange } from '../kernel/store/store.js';
+import type { TemplateRecord } from '../kernel/model.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What a document made from a template starts with. */
+export interface TemplateSeed {
+  name: string;
+  config: DocumentJson;
+  stylePresetId: string | null;
+}
+
+@injectable()
+export class TemplateService {
+  /** Changes of one organization's templates run one at a time (slugs, asset reuse). */
+  readonly #locks = new KeyedMutex();
+
+  constructor(
+    @inject(TOKENS.Clock) private readonly clock: Clock,
+    @inject(TOKENS.Store) private readonly store: Store,
+    @inject(MarkdownParser) private readonly markdown: MarkdownParser,
+    @inject(DocumentImages) private readonly images: DocumentImages,
+  ) {}
+
+  /** GET /templates: one scope (default workspace), paged by position. */
+  async list(orgId: string, scope: TemplateScope, page: { limit: number; cursor: string | null }): Promise<{ items: TemplateSummary[]; nextCursor: string | null }> {
+    const all = scope === 'catalog' ? catalogTemplates().map(catalogView) : (await this.store.listTemplates(orgId)).map(workspaceView);
+    const start = page.cursor === null ? 0 : cursorIndex(page.cursor, all.length);
+    const items = all.slice(start, start + page.limit).map(summary);
+    return { items, nextCursor: start + page.limit < all.length ? Buffer.from(String(start + page.limit)).toString('base64url') : null };
+  }
+
+  /** GET /templates/markdown (legacy): the organization's templates, whole, as a bare array. */
+  async legacyList(orgId: string): Promise<TemplateView[]> {
+    return (await this.store.listTemplates(orgId)).map(workspaceView);
+  }
+
+  async get(orgId: string, id: string): Promise<TemplateView> {
+    const catalog = catalogTemplates().find((t) => t.id === id);
+    if (catalog) return catalogView(catalog);
+    return workspaceView(await this.#own(orgId, id));
+  }
+
+  /** `slugBase` names the slug to derive from when none is asked for (a copy's: its original's), else the name. */
+  async create(orgId: string, body: CreateTemplate, slugBase = body.name): Promise<TemplateView> {
+    const source = await this.#source(orgId, body.markdown, body.config, body.stylePresetId);
+    return this.#locks.run(orgId, async () => {
+      const existing = await this.store.listTemplates(orgId);
+      if (existing.length >= MAX_TEMPLATES_PER_ORG) {
+        throw new HttpError('VALIDATION_FAILED', `The organization already has ${existing.length} templates, the most allowed; delete some first.`, [{ path: '(body)', message: 'too many templates', code: 'LIMIT_EXCEEDED' }]);
+      }
+      const slug = this.#slug(existing, body.slug, slugBase);
+      const saved = await this.images.persist(orgId, source.config);
+      const now = this.clock.now().toISOString();
+      const rec: TemplateRecord = {
+        id: randomUUID(),
+        orgId,
+        name: body.name,
+        slug,
+        category: body.category ?? null,
+        description: body.description ?? null,
+        productive: body.productive ?? true,
+        stylePresetId: body.stylePresetId ?? null,
+        config: saved.document as unknown as Record<string, unknown>,
+        markdown: source.markdown === null ? null : withAssetPaths(source.markdown, saved.replaced),
+        warning: source.warning,
+        assetIds: saved.assetIds,
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await this.store.createTemplate(rec, saved.newAssets);
+      return workspaceView(rec);
+    });
+  }
+
+  async update(orgId: string, id: string, body: UpdateTemplate, ifMatch: number | undefined): Promise<TemplateView> {
+    const current = await this.#own(orgId, id);
+    if (body.markdown !== undefined && body.config !== undefined) throw both();
+    const stylePresetId = body.stylePresetId === undefined ? current.stylePresetId : body.stylePresetId;
+    const source = body.markdown !== undefined || body.config !== undefined ? await this.#source(orgId, body.markdown, body.config, stylePresetId ?? undefined) : undefined;
+    if (!source && body.stylePresetId) await resolveStyle(this.store, orgId, body.stylePresetId);
+    const outcome = await this.#locks.run(orgId, async () => {
+      const change: TemplateChange = {};
+      for (const key of ['name', 'productive', 'category', 'description', 'stylePresetId'] as const) if (body[key] !== undefined) (change as Record<string, unknown>)[key] = body[key];
+      if (body.slug !== undefined) change.slug = this.#slug((await this.store.listTemplates(orgId)).filter((t) => t.id !== id), body.slug, current.name);
+      let newAssets: Awaited<ReturnType<DocumentImages['persist']>>['newAssets'] = [];
+      if (source) {
+        const saved = await this.images.persist(orgId, source.config);
+        Object.assign(change, { config: saved.document, markdown: source.markdown === null ? null : withAssetPaths(source.markdown, saved.replaced), warning: source.warning, assetIds: saved.assetIds });
+        newAssets = saved.newAssets;
+      }
+      const result = await this.store.updateTemplate(orgId, id, change, newAssets, this.clock.now().toISOString(), ifMatch);
+      if (result === 'conflict') {
+        await this.images.release(newAssets.map((a) => a.id));
+        throw new HttpError('VERSION_CONFLICT', `Template ${id} changed since version ${ifMatch}; read it again and send its current version in If-Match.`);
+      }
+      if (!result) throw notFound(id);
+      return result;
+    });
+    await this.images.release(outcome.releasedAssets);
+    return workspaceView(outcome.template);
+  }
+
+  async delete(orgId: string, id: string): Promise<void> {
+    if (catalogTemplates().some((t) => t.id === id)) throw readOnly(id, 'deleted');
+    const gone = await this.#locks.run(orgId, () => this.store.deleteTemplate(orgId, id));
+    if (!gone) throw notFound(id);
+    await this.images.release(gone.releasedAssets);
+  }
+
+  /** POST /templates/{id}/copy: an independent workspace template with the same content (catalog or workspace). */
+  async copy(orgId: string, id: string, body: CopyTemplate): Promise<TemplateView> {
+    const from = await this.get(orgId, id);
+    return this.create(orgId, {
+      name: body.name ?? from.name,
+      ...(from.format === 'markdown' ? { markdown: from.markdown } : { config: from.config }),
+      productive: body.productive ?? true,
+      ...(body.slug ? { slug: body.slug } : {}),
+      ...(from.category ? { category: from.category } : {}),
+      ...(from.description ? { description: from.description } : {}),
+      ...(from.stylePresetId ? { stylePresetId: from.stylePresetId } : {}),
+    }, from.slug);
+  }
+
+  /** A document's start from a template: only a productive workspace template may seed one (403 otherwise). */
+  async seed(orgId: string, templateId: string): Promise<TemplateSeed> {
+    const catalog = catalogTemplates().find((t) => t.id === templateId);
+    if (catalog) {
+      throw new HttpError('TEMPLATE_NOT_PRODUCTIVE', `Template ${templateId} (${catalog.slug}) is a catalog template, which is browse-only: copy it into your workspace with POST /templates/${templateId}/copy and create the document from the copy.`);
+    }
+    const rec = await this.#own(orgId, templateId);
+    if (!rec.productive) {
+      throw new HttpError('TEMPLATE_NOT_PRODUCTIVE', `Template ${templateId} is not productive, so documents cannot be created from it; set it productive with PATCH /templates/${templateId} {"productive": true}.`);
+    }
+    return { name: rec.name, config: rec.config as unknown as DocumentJson, stylePresetId: rec.stylePresetId };
+  }
+
+  /** The template's content from its Markdown or its JSON (exactly one), checked like a document's. */
+  async #source(orgId: string, markdown: string | undefined, config: Record<string, unknown> | undefined, stylePresetId: string | undefined): Promise<{ config: DocumentJson; markdown: string | null; warning: string | null }> {
+    if ((markdown === undefined) === (config === undefined)) throw both();
+    if (markdown !== undefined) {
+      const parsed = await this.markdown.parse(markdown, {});
+      if (parsed.errors.length || !parsed.document) {
+        throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be saved as a template: ${errorSummary(parsed.errors.map((i) => locatedIssue(i, 'markdown')))}.`, parsed.errors.map(publicIssue));
+      }
+      if (stylePresetId) await resolveStyle(this.store, orgId, stylePresetId);
+      await this.images.check(orgId, parsed.document, '');
+      return { config: parsed.document, markdown, warning: null };
+    }
+    const checked = await checkDocumentConfig(this.store, orgId, config!, stylePresetId, false);
+    await this.images.check(orgId, checked.document);
+    const doc = config as unknown as DocumentJson;
+    const written = await this.markdown.toMarkdown(doc);
+    return written.lost
+      ? { config: doc, markdown: null, warning: `${written.lost.path}: ${written.lost.what}; the template is kept as JSON (config).` }
+      : { config: doc, markdown: written.markdown, warning: null };
+  }
+
+  /** The slug asked for (409 if another template has it), or one made from `name`, made unique with -2, -3, .... */
+  #slug(existing: TemplateRecord[], asked: string | undefined, name: string): string {
+    const taken = new Set(existing.map((t) => t.slug));
+    if (asked !== undefined) {
+      if (taken.has(asked)) throw new HttpError('CONFLICT', `Another template of this organization has the slug "${asked}"; choose another slug or leave it out.`);
+      return asked;
+    }
+    const base = slugify(name);
+    let slug = base;
+    for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
+    return slug;
+  }
+
+  async #own(orgId: string, id: string): Promise<TemplateRecord> {
+    if (catalogTemplates().some((t) => t.id === id)) throw readOnly(id, 'changed');
+    const rec = UUID.test(id) ? await this.store.getTemplate(orgId, id) : undefined;
+    if (!rec) throw notFound(id);
+    return rec;
+  }
+}
+
+function both(): HttpError {
+  return new HttpError('VALIDATION_FAILED', 'Give the template as `markdown` or as `config`, not both and not neither.', [{ path: 'markdown', message: 'exactly one of markdown and config is required', code: 'INVALID_FIELD' }]);
+}
+
+function notFound(id: string): HttpError {
+  return new HttpError('NOT_FOUND', `Template ${id} was not found (unknown, deleted, or another organization's).`);
+}
+
+function readOnly(id: string, verb: string): HttpError {
+  return new HttpError('FORBIDDEN', `Template ${id} is a catalog template and cannot be ${verb}; copy it with POST /templates/${id}/copy and change the copy.`);
+}
+
+/** The Markdown as written, with each temporary image path replaced by the `/image/` path the save made of it. */
+function withAssetPaths(markdown: string, replaced: Map<string, string>): string {
+  let out = markdown;
+  for (const [from, to] of replaced) out = out.split(from).join(to);
+  return out;
+}
+
+export function slugify(name: string): string {
+  const s = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80).replace(/-+$/, '');
+  return s || 'template';
+}
+
+function catalogView(t: CatalogTemplate): TemplateView {
+  const at = '2026-01-01T00:00:00.000Z';
+  return { id: t.id, scope: 'catalog', productive: false, name: t.name, slug: t.slug, category: t.category, description: t.description, stylePresetId: t.stylePresetId, format: 'markdown', markdown: t.markdown, config: t.config as unknown as Record<string, unknown>, createdAt: at, updatedAt: at };
+}
+
+function workspaceView(t: TemplateRecord): TemplateView {
+  return {
+    id: t.id,
+    scope: 'workspace',
+    productive: t.productive,
+    name: t.name,
+    slug: t.slug,
+    category: t.category ?? '',
+    ...(t.description !== null ? { description: t.description } : {}),
+    stylePresetId: t.stylePresetId,
+    format: t.markdown === null ? 'json_fallback' : 'markdown',
+    markdown: t.markdown ?? '',
+    config: t.config,
+    ...(t.warning ? { warning: t.warning } : {}),
+    version: t.version,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+  };
+}
+
+function summary(t: TemplateView): TemplateSummary {
+  const { markdown: _m, config: _c, warning: _w, version: _v, ...rest } = t;
+  return rest;
+}
+
+function cursorIndex(cursor: string, length: number): number {
+  const n = Number(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!Number.isInteger(n) || n < 0 || n > length) {
+    throw new HttpError('VALIDATION_FAILED', 'cursor is not a cursor this list gave; pass the nextCursor of the previous page unchanged.', [{ path: 'query.cursor', message: 'is not a cursor of this list', code: 'INVALID_FIELD' }]);
+  }
+  return n;
+}
