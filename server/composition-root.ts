@@ -31,6 +31,7 @@ import { DocumentImages } from '../services/document-images.js';
 import { DocumentService } from '../services/document-service.js';
 import { BulkService } from '../services/bulk-service.js';
 import { TemplateService } from '../services/template-service.js';
+import { CatalogPreviews } from '../services/catalog-previews.js';
 import { TableFileReader } from '../services/table-file-reader.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
 
@@ -121,7 +122,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, CatalogPreviews]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
     // Built before the first job can finish: they subscribe to the event bus when they are made.

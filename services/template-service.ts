@@ -13,6 +13,8 @@ import { DocumentImages } from './document-images.js';
 import { checkDocumentConfig, locatedIssue, publicIssue } from './document-check.js';
 import { resolveStyle } from './styles.js';
 import { catalogTemplates, type CatalogTemplate } from './template-catalog.js';
+import { CatalogPreviews, type PreviewKind } from './catalog-previews.js';
+import type { QuireConfig } from '../kernel/config.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Store, TemplateChange } from '../kernel/store/store.js';
 import type { TemplateRecord } from '../kernel/model.js';
@@ -32,15 +34,29 @@ export class TemplateService {
   readonly #locks = new KeyedMutex();
 
   constructor(
+    @inject(TOKENS.Config) private readonly config: QuireConfig,
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Store) private readonly store: Store,
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(DocumentImages) private readonly images: DocumentImages,
+    @inject(CatalogPreviews) private readonly previews: CatalogPreviews,
   ) {}
+
+  /** A catalog template's preview (`png`, page 1) or sample PDF, rendered on first request (404 for other ids). */
+  async preview(id: string, kind: PreviewKind): Promise<{ path: string; mimeType: string; sizeBytes: number }> {
+    const t = catalogTemplates().find((c) => c.id === id);
+    if (!t) throw new HttpError('NOT_FOUND', `Template ${id} is not a catalog template; only catalog templates have previews.`);
+    return this.previews.file(t, kind);
+  }
+
+  #catalogView(t: CatalogTemplate): TemplateView {
+    const base = `${this.config.publicUrl}/api/v1/dev/templates/${t.id}`;
+    return { ...catalogView(t), previewImage: `${base}/preview.png`, pdfUrl: `${base}/sample.pdf` };
+  }
 
   /** GET /templates: one scope (default workspace), paged by position. */
   async list(orgId: string, scope: TemplateScope, page: { limit: number; cursor: string | null }): Promise<{ items: TemplateSummary[]; nextCursor: string | null }> {
-    const all = scope === 'catalog' ? catalogTemplates().map(catalogView) : (await this.store.listTemplates(orgId)).map(workspaceView);
+    const all = scope === 'catalog' ? catalogTemplates().map((t) => this.#catalogView(t)) : (await this.store.listTemplates(orgId)).map(workspaceView);
     const start = page.cursor === null ? 0 : cursorIndex(page.cursor, all.length);
     const items = all.slice(start, start + page.limit).map(summary);
     return { items, nextCursor: start + page.limit < all.length ? Buffer.from(String(start + page.limit)).toString('base64url') : null };
@@ -53,7 +69,7 @@ export class TemplateService {
 
   async get(orgId: string, id: string): Promise<TemplateView> {
     const catalog = catalogTemplates().find((t) => t.id === id);
-    if (catalog) return catalogView(catalog);
+    if (catalog) return this.#catalogView(catalog);
     return workspaceView(await this.#own(orgId, id));
   }
 

@@ -1,5 +1,7 @@
 // Templates: the built-in catalog (browse, copy) and the organization's workspace templates (owners and admins
 // write, everyone reads); the legacy bare list.
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../contracts/errors.js';
 import {
@@ -74,6 +76,18 @@ async function copy(ctx: RouteContext<CopyTemplate>): Promise<void> {
   sendJson(ctx.res, 201, t, { Location: location(t.id) });
 }
 
+/** A catalog template's page-1 PNG or sample PDF: public, like the catalog itself, and cacheable. */
+function previewHandler(kind: 'png' | 'pdf') {
+  return async (ctx: RouteContext): Promise<void> => {
+    const file = await ctx.services.templates.preview(ctx.params.templateId!, kind);
+    ctx.res.statusCode = 200;
+    ctx.res.setHeader('Content-Type', file.mimeType);
+    ctx.res.setHeader('Content-Length', String(file.sizeBytes));
+    ctx.res.setHeader('Cache-Control', 'public, max-age=86400');
+    await pipeline(createReadStream(file.path), ctx.res);
+  };
+}
+
 export function templateRoutes(): RouteDefinition[] {
   const one = `${API_PREFIX}/templates/:templateId`;
   return [
@@ -102,6 +116,20 @@ export function templateRoutes(): RouteDefinition[] {
       doc: { tag, summary: "Legacy: the organization's templates as a bare array", description: 'Deprecated: use GET /templates (paged) and GET /templates/{templateId}/markdown.', deprecated: true, responses: { 200: Type.Array(TemplateSchema) } },
     },
     { method: 'GET', path: one, auth: 'key', handler: get, doc: { tag, summary: 'A template (catalog or workspace) with its Markdown and config', responses: { 200: TemplateSchema } } },
+    {
+      method: 'GET',
+      path: `${one}/preview.png`,
+      auth: 'none',
+      handler: previewHandler('png'),
+      doc: { tag, summary: "A catalog template's page 1 as PNG (its previewImage; no API key)", description: 'Rendered by this server the first time it is asked for, then kept in the data dir.', responses: { 200: 'image/png' } },
+    },
+    {
+      method: 'GET',
+      path: `${one}/sample.pdf`,
+      auth: 'none',
+      handler: previewHandler('pdf'),
+      doc: { tag, summary: "A catalog template rendered with its sample variables (its pdfUrl; no API key)", description: 'Rendered by this server the first time it is asked for, then kept in the data dir.', responses: { 200: 'application/pdf' } },
+    },
     { method: 'GET', path: `${one}/markdown`, auth: 'key', handler: get, doc: { tag, summary: 'A template with its Markdown and original config (spec path)', responses: { 200: TemplateSchema } } },
     {
       method: 'POST',
