@@ -3,16 +3,12 @@
 // and by reading the package's XML parts (Office Math, numbering, fields), never by the code that wrote it.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import JSZip from 'jszip';
 import { XMLValidator } from 'fast-xml-parser';
-import { startServer, OWNER_KEY, ROOT, type RunningServer } from '../helpers/quire-server.js';
+import { startServer, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { renderAndDownload, uploadRedPng, waitForRender } from '../helpers/render-jobs.js';
+import { pythonDocx } from '../helpers/python-docx.js';
 import { countOf as count, officeToPdfText, oneLine } from '../helpers/office-text.js';
 import { escapeMarkup, HOSTILE_STRINGS, RICH_OFFICE_TEXTS, richOfficeDocument } from '../fixtures/documents.js';
 
@@ -21,7 +17,6 @@ type Json = Record<string, any>;
 const RENDER = '/api/v1/dev/render';
 const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const EMU_PER_CM = 360000;
-const run = promisify(execFile);
 
 let server: RunningServer;
 let api: ApiClient;
@@ -45,19 +40,6 @@ function waitFor(jobId: string): Promise<Json> {
 
 function renderDocx(pathname: string, body: Json): Promise<{ job: Json; bytes: Buffer }> {
   return renderAndDownload(api, pathname, body, 'DOCX', DOCX_MIME);
-}
-
-/** What python-docx reads from the file (test/helpers/docx-read.py). */
-async function pythonDocx(bytes: Buffer): Promise<Json> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-docx-test-'));
-  try {
-    const file = path.join(dir, 'out.docx');
-    await writeFile(file, bytes);
-    const { stdout } = await run('/usr/bin/python3', [path.join(ROOT, 'test/helpers/docx-read.py'), file], { maxBuffer: 64 << 20 });
-    return JSON.parse(stdout) as Json;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 /** Every XML part of the package, by name. */
