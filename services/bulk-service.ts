@@ -279,6 +279,25 @@ function itemFilenames(items: BulkItemInput[], base: string, ext: string): strin
   });
 }
 
+/**
+ * A row of a variables file as document variables. A file's row is typed and nested (docs/bulk-file-format.md: dotted
+ * column names nest, XLSX cells keep their type), but a document variable is text, a number, or an object with a
+ * `type` (image, list, table): so an object without `type` and a list give each leaf under its dotted name
+ * (`customer.name`, `items.0.name`, as `{{customer.name}}` names it), a boolean gives its text, and null is left out.
+ */
+export function rowVariables(values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const put = (name: string, value: unknown): void => {
+    if (value === null || value === undefined) return;
+    if (typeof value === 'boolean') out[name] = String(value);
+    else if (Array.isArray(value)) value.forEach((v, i) => put(`${name}.${i}`, v));
+    else if (typeof value === 'object' && !('type' in value)) for (const [k, v] of Object.entries(value)) put(`${name}.${k}`, v);
+    else out[name] = value;
+  };
+  for (const [name, value] of Object.entries(values)) put(name, value);
+  return out;
+}
+
 function itemError(row: number | undefined, err: HttpError): string {
   const where = row !== undefined ? `row ${row}: ` : '';
   const paths = err.errors?.slice(0, 3).map((e) => `${e.path} ${e.message}`).join('; ');

@@ -8,7 +8,7 @@ import { compileSchema, formatAjvErrors } from '../../contracts/schema.js';
 import { WebhookSchema } from '../../contracts/common.js';
 import { bulkTokenScope } from '../../services/download-links.js';
 import { TableFileError } from '../../engines/tabular/read-items.js';
-import type { BulkRequest } from '../../services/bulk-service.js';
+import { rowVariables, type BulkRequest } from '../../services/bulk-service.js';
 import type { BulkJobRecord } from '../../kernel/model.js';
 import type { WebhookConfig } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
@@ -70,7 +70,7 @@ async function createFromFile(ctx: RouteContext): Promise<void> {
       if (err.code === 'UNSUPPORTED_MEDIA_TYPE') throw new HttpError('UNSUPPORTED_MEDIA_TYPE', `file: ${err.message}`);
       throw new HttpError('VALIDATION_FAILED', `file: ${err.message}`, [{ path: 'file', message: err.message, code: err.code === 'LIMIT_EXCEEDED' ? 'LIMIT_EXCEEDED' : 'INVALID_FILE' }]);
     }
-    const items = rows.items.map((r) => ({ row: r.row, ...(r.error !== undefined ? { error: r.error } : { variables: r.values ?? {} }) }));
+    const items = rows.items.map((r) => ({ row: r.row, ...(r.error !== undefined ? { error: r.error } : { variables: rowVariables(r.values ?? {}) }) }));
     await sendBulkCreated(ctx, await ctx.services.bulk.create(ctx.principal!.orgId, { ...fields, items }, FILE_ENDPOINT));
   } finally {
     await rm(tempPath, { force: true });
