@@ -5,10 +5,9 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { crc32, deflateRawSync, constants as zlib } from 'node:zlib';
 import JSZip from 'jszip';
 import { readItems, TableFileError, type ReadItemsResult } from '../../../engines/tabular/read-items.js';
-import { writeZip } from '../../../engines/office-package/zip.js';
+import { bombXlsx } from '../../fixtures/bulk/bomb-xlsx.js';
 
 const FIXTURE = fileURLToPath(new URL('../../../../test/fixtures/bulk/variables.xlsx', import.meta.url));
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -287,21 +286,6 @@ test('an XLSX header follows the CSV header rules: a blank name between names is
   assert.is(e.code, 'VALIDATION_FAILED');
   assert.match(e.message, 'column 2');
 });
-
-/** An XLSX whose first sheet is `size` bytes of zeros (deflated by zlib with full flushes, so 1 MiB is compressed once and repeated). */
-function bombXlsx(size: number, declaredSize = size): Uint8Array {
-  const MiB = 1024 * 1024;
-  const block = deflateRawSync(Buffer.alloc(MiB), { finishFlush: zlib.Z_FULL_FLUSH });
-  let crc = 0;
-  const zeros = Buffer.alloc(MiB);
-  for (let i = 0; i < size / MiB; i++) crc = crc32(zeros, crc);
-  const raw = Buffer.concat([...Array.from({ length: size / MiB }, () => block), deflateRawSync(Buffer.alloc(0))]);
-  // The sheet goes in as its raw deflated bytes with the sizes given here: writeZip copies them, inflating nothing.
-  return writeZip([
-    { name: 'xl/workbook.xml', bytes: utf8('<workbook/>') },
-    { entry: { name: 'xl/worksheets/sheet1.xml', method: 8, crc, compressedSize: raw.byteLength, size: declaredSize, raw } },
-  ]);
-}
 
 test('an XLSX zip bomb (a 500 MB sheet of zeros) is refused with LIMIT_EXCEEDED quickly, without being inflated', async () => {
   const bomb = bombXlsx(500 * 1024 * 1024);
