@@ -4,12 +4,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
+import { receiver, until } from '../helpers/webhook-receiver.js';
 import { compareWithGolden, run } from '../helpers/golden.js';
 import { decodeJpeg, decodePng, inkShare, jpegSize, meanDifference, pngSize, readPgm, type Pixels } from '../helpers/image-readers.js';
 
@@ -88,32 +87,6 @@ async function zipEntry(zip: Buffer, name: string): Promise<Buffer> {
   const file = path.join(work, `entry-${Date.now()}.zip`);
   writeFileSync(file, zip);
   return run('unzip', ['-p', file, name]);
-}
-
-function receiver(): Promise<{ url: string; calls: Json[]; close: () => Promise<void> }> {
-  const calls: Json[] = [];
-  const hook = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (d) => (text += d));
-    req.on('end', () => {
-      calls.push(JSON.parse(text));
-      res.end('ok');
-    });
-  });
-  return new Promise((resolve) =>
-    hook.listen(0, '127.0.0.1', () => {
-      const { port } = hook.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/hook`, calls, close: () => new Promise((r) => hook.close(() => r())) });
-    }),
-  );
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** A page with text, a table and a coloured chart: the golden images and the comparison with poppler draw it. */
@@ -379,10 +352,10 @@ test('posts job.completed with the image filename, and job.failed with the error
     const { job } = await imageJob({ config: pages(2, { filename: 'hooked' }), image: { format: 'jpeg', dpi: 40 }, webhook: { webhookUrl: hook.url } });
     assert.is(job.status, 'COMPLETED');
     await until(() => hook.calls.length === 1);
-    assert.equal(hook.calls[0], { event: 'job.completed', jobType: 'render', jobId: job.jobId, status: 'COMPLETED', filename: 'hooked.zip', completedAt: job.completedAt });
+    assert.equal(hook.calls[0]!.body, { event: 'job.completed', jobType: 'render', jobId: job.jobId, status: 'COMPLETED', filename: 'hooked.zip', completedAt: job.completedAt });
     const failed = await imageJob({ config: pages(1), image: { pages: ['9'] }, webhook: { webhookUrl: hook.url } });
     await until(() => hook.calls.length === 2);
-    assert.equal(hook.calls[1], { event: 'job.failed', jobType: 'render', jobId: failed.job.jobId, status: 'FAILED', error: failed.job.error, errorCode: 'PAGE_OUT_OF_RANGE', completedAt: failed.job.completedAt });
+    assert.equal(hook.calls[1]!.body, { event: 'job.failed', jobType: 'render', jobId: failed.job.jobId, status: 'FAILED', error: failed.job.error, errorCode: 'PAGE_OUT_OF_RANGE', completedAt: failed.job.completedAt });
   } finally {
     await hook.close();
   }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createCanvas } from '@napi-rs/canvas';
 import { startServer, admin, OWNER_KEY, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { receiver, until } from '../helpers/webhook-receiver.js';
 import { invoiceDocument } from '../fixtures/documents.js';
 import { pdfPageTexts, qpdfCheck, pdfinfoPages } from '../fixtures/pdf-readers.js';
 import { popplerOutput } from '../helpers/poppler.js';
@@ -154,32 +155,6 @@ async function pdfImages(pdf: Uint8Array): Promise<Array<{ page: number; type: s
     .map((l) => l.trim().split(/\s+/))
     .filter((c) => c.length > 4)
     .map((c) => ({ page: Number(c[0]), type: c[2]!, width: Number(c[3]), height: Number(c[4]) }));
-}
-
-function receiver(): Promise<{ url: string; calls: Array<{ headers: http.IncomingHttpHeaders; body: any }>; close: () => Promise<void> }> {
-  const calls: Array<{ headers: http.IncomingHttpHeaders; body: any }> = [];
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (d) => (text += d));
-    req.on('end', () => {
-      calls.push({ headers: req.headers, body: text ? JSON.parse(text) : null });
-      res.end('ok');
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/hook`, calls, close: () => new Promise((r) => server.close(() => r())) });
-    }),
-  );
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 async function balance(client: ApiClient): Promise<Json> {

@@ -1,45 +1,10 @@
 // Per-request webhooks, received by a loopback receiver: headers, payloads, auth rules, and the URL policy.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
+import { receiver, until } from '../helpers/webhook-receiver.js';
 import { makePdf, truncatedPdf } from '../fixtures/pdfs.js';
-
-interface Received {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: any;
-}
-
-function receiver(status = 200): Promise<{ url: string; port: number; calls: Received[]; close: () => Promise<void> }> {
-  const calls: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let text = '';
-    req.on('data', (d) => (text += d));
-    req.on('end', () => {
-      calls.push({ method: req.method!, url: req.url!, headers: req.headers, body: text ? JSON.parse(text) : null });
-      res.statusCode = status;
-      res.end('ok');
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as AddressInfo).port;
-      resolve({ url: `http://127.0.0.1:${port}/hook`, port, calls, close: () => new Promise((r) => server.close(() => r())) });
-    });
-  });
-}
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 let dev: RunningServer;
 let prod: RunningServer;
