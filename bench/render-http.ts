@@ -101,7 +101,20 @@ export class JsonClient {
     this.#agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
   }
 
-  request(method: 'GET' | 'POST', pathname: string, body?: unknown): Promise<JsonReply> {
+  async request(method: 'GET' | 'POST' | 'PATCH', pathname: string, body?: unknown): Promise<JsonReply> {
+    const reply = await this.bytes(method, pathname, body);
+    const text = reply.bytes.toString('utf8');
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = { raw: text.slice(0, 200) };
+    }
+    return { status: reply.status, body: parsed };
+  }
+
+  /** The whole answer as bytes (a download read to its end). */
+  bytes(method: 'GET' | 'POST' | 'PATCH', pathname: string, body?: unknown): Promise<{ status: number; bytes: Buffer }> {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     return new Promise((resolve, reject) => {
       const req = http.request(
@@ -116,16 +129,7 @@ export class JsonClient {
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: Record<string, unknown> = {};
-            try {
-              parsed = JSON.parse(text) as Record<string, unknown>;
-            } catch {
-              parsed = { raw: text.slice(0, 200) };
-            }
-            resolve({ status: res.statusCode ?? 0, body: parsed });
-          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks) }));
           res.on('error', reject);
         },
       );
