@@ -181,8 +181,14 @@ export class BulkService {
         const bulk = await this.store.getBulkJob(orgId, id);
         if (!bulk || bulk.status === 'COMPLETED' || bulk.status === 'FAILED') return;
         const jobs = new Map<string, JobRecord | undefined>();
-        for (const item of bulk.items) if (item.jobId) jobs.set(item.jobId, await this.store.getJobById(item.jobId));
-        if ([...jobs.values()].some((j) => j && (j.status === 'PENDING' || j.status === 'PROCESSING'))) return;
+        // Called as each item ends: from the last item, which the queue runs last, most calls stop at the first
+        // read instead of reading every item's job each time (100 items made 10,000 reads).
+        for (const item of [...bulk.items].reverse()) {
+          if (!item.jobId) continue;
+          const job = await this.store.getJobById(item.jobId);
+          if (job && (job.status === 'PENDING' || job.status === 'PROCESSING')) return;
+          jobs.set(item.jobId, job);
+        }
         await this.#finish(bulk, jobs);
       });
     } catch (err) {
