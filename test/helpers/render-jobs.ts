@@ -9,18 +9,28 @@ type Json = Record<string, any>;
 
 const RENDER = '/api/v1/dev/render';
 
-/** Uploads a 40 × 30 red PNG as a temporary image and returns its `/temp-image/…` path. */
-export async function uploadRedPng(api: ApiClient): Promise<string> {
+/** A 40 × 30 PNG filled red. */
+export async function redPng(): Promise<Buffer> {
   const canvas = createCanvas(40, 30);
   const g = canvas.getContext('2d');
   g.fillStyle = '#cc0000';
   g.fillRect(0, 0, 40, 30);
+  return Buffer.from(await encodeCanvas(canvas, 'png'));
+}
+
+/** Uploads image bytes as a temporary image with the client's key (201) and returns its `/temp-image/…` path. */
+export async function uploadTempImage(api: ApiClient, bytes: Uint8Array, filename: string): Promise<string> {
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(await encodeCanvas(canvas, 'png'))]), 'red.png');
-  const res = await fetch(`${api.baseUrl}/api/v1/dev/images/upload`, { method: 'POST', headers: { 'X-API-Key': OWNER_KEY }, body: form });
+  form.append('file', new Blob([new Uint8Array(bytes)]), filename);
+  const res = await fetch(`${api.baseUrl}/api/v1/dev/images/upload`, { method: 'POST', headers: { 'X-API-Key': api.key ?? OWNER_KEY }, body: form });
   const body = (await res.json()) as Json;
   assert.is(res.status, 201, JSON.stringify(body));
   return body.path;
+}
+
+/** Uploads a 40 × 30 red PNG as a temporary image and returns its `/temp-image/…` path. */
+export async function uploadRedPng(api: ApiClient): Promise<string> {
+  return uploadTempImage(api, await redPng(), 'red.png');
 }
 
 /** Waits (long polling) until the render job finishes and returns its view. */

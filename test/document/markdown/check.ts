@@ -5,8 +5,18 @@ import fc from 'fast-check';
 
 const TIME_LIMIT_MS = 90_000;
 
+const settings = (numRuns: number) => ({ numRuns: Number(process.env.QUIRE_FC_RUNS ?? numRuns), interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true });
+
 export function check<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => void, numRuns: number): void {
-  const details = fc.check(fc.property(arbitrary, predicate), { numRuns: Number(process.env.QUIRE_FC_RUNS ?? numRuns), interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: true });
+  report(fc.check(fc.property(arbitrary, predicate), settings(numRuns)));
+}
+
+/** `check` for a predicate that awaits (a property over HTTP): the runs go one after another. */
+export async function checkAsync<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns: number): Promise<void> {
+  report(await fc.check(fc.asyncProperty(arbitrary, predicate), settings(numRuns)));
+}
+
+function report<T>(details: fc.RunDetails<[T]>): void {
   if (!details.failed) return;
   const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
   throw new Error(`property failed${details.interrupted ? ` (interrupted after ${TIME_LIMIT_MS / 1000} s)` : ''} after ${details.numRuns} runs (seed ${details.seed}, path ${details.counterexamplePath})\ncounterexample: ${JSON.stringify(details.counterexample)}\n${cause}`);
