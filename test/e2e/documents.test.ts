@@ -9,10 +9,15 @@ import { serializeMarkdown } from '../../document/markdown/index.js';
 import { replaceImageSources } from '../../document/images.js';
 import * as arb from '../document/markdown/arbitraries.js';
 import { checkAsync } from '../document/markdown/check.js';
+import { DocumentListSchema, DocumentMarkdownSchema, DocumentSchema } from '../../contracts/documents.js';
+import { compileSchema } from '../../contracts/schema.js';
 
 type Json = Record<string, any>;
 
 const DOCS = '/api/v1/dev/documents';
+const isDocument = compileSchema(DocumentSchema);
+const isList = compileSchema(DocumentListSchema);
+const isMarkdown = compileSchema(DocumentMarkdownSchema);
 
 let api: ApiClient;
 useServer(test, (s) => (api = s.api));
@@ -73,6 +78,7 @@ test('creates a document from JSON as version 1 with ETag and Location, and read
   const r = await api.post(DOCS, { name: 'Note', config: CONFIG });
   assert.is(r.status, 201, r.bytes.toString());
   const doc = r.body;
+  assert.ok(isDocument(doc as unknown), JSON.stringify(isDocument.errors));
   assert.match(doc.id, /^[0-9a-f-]{36}$/);
   assert.is(doc.version, 1);
   assert.is(doc.name, 'Note');
@@ -100,6 +106,7 @@ test('lists documents newest first, one per page with limit=1, and refuses a cur
   }
   const first = await api.get(`${DOCS}?limit=1`);
   assert.is(first.status, 200);
+  assert.ok(isList(first.body as unknown), JSON.stringify(isList.errors));
   assert.is(first.body.items.length, 1);
   assert.is(first.body.items[0].id, made[2]);
   assert.is(first.body.items[0].config, undefined, 'list items have no config');
@@ -113,6 +120,9 @@ test('lists documents newest first, one per page with limit=1, and refuses a cur
   assert.is(new Set(all.map((d) => d.id)).size, all.length);
   assert.equal(all.slice(0, 3).map((d) => d.id), [...made].reverse());
   assert.ok(all.every((d, i) => i === 0 || all[i - 1]!.createdAt >= d.createdAt));
+  // A cursor stays good when the document it was taken after is deleted.
+  assert.is((await del(`${DOCS}/${made[2]}`)).status, 204);
+  assert.is((await api.get(`${DOCS}?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`)).body.items[0].id, made[1]);
   for (const cursor of ['garbage', 'bm90LWEtY3Vyc29y']) {
     const bad = await api.get(`${DOCS}?limit=1&cursor=${cursor}`);
     assert.is(bad.status, 400, cursor);
@@ -188,6 +198,7 @@ test("saves Markdown with the request's variables over the front matter and read
   const md = await api.get(`${DOCS}/${doc.id}/markdown`);
   assert.is(md.status, 200);
   assert.is(md.headers.get('etag'), '"1"');
+  assert.ok(isMarkdown(md.body as unknown), JSON.stringify(isMarkdown.errors));
   assert.is(md.body.format, 'markdown');
   assert.is(md.body.documentId, doc.id);
   assert.is(md.body.version, 1);
@@ -278,6 +289,7 @@ test('a document Markdown cannot say exactly (a start number on a bulleted list)
   const doc = await create({ config });
   const md = await api.get(`${DOCS}/${doc.id}/markdown`);
   assert.is(md.status, 200);
+  assert.ok(isMarkdown(md.body as unknown), JSON.stringify(isMarkdown.errors));
   assert.is(md.body.format, 'json_fallback');
   assert.is(md.body.markdown, null);
   assert.equal(md.body.config, config);
