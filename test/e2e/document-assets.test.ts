@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { startServer, admin, OWNER_KEY, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { startServer, mainAndOtherOrg, OWNER_KEY, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { redPng, renderAndDownload, uploadTempImage, waitForRender } from '../helpers/render-jobs.js';
 import { pdfimagesList, popplerOutput } from '../helpers/poppler.js';
@@ -25,15 +25,10 @@ let otherOrg: ApiClient;
 let png: Buffer;
 
 test.before(async () => {
-  // Created before the first start: the bootstrap key joins the oldest organization, "Main".
-  const main = await admin(dataDir, ['org', 'create', '--name', 'Main', '--credits', '100']);
-  assert.is(main.code, 0, main.stderr);
-  const other = await admin(dataDir, ['org', 'create', '--name', 'Other', '--credits', '10']);
-  const otherKey = await admin(dataDir, ['key', 'create', '--org', other.json.id, '--role', 'owner']);
-  assert.is(otherKey.code, 0, otherKey.stderr);
+  const { otherKey } = await mainAndOtherOrg(dataDir);
   server = await startServer({ dataDir });
   owner = new ApiClient(server.baseUrl, OWNER_KEY);
-  otherOrg = new ApiClient(server.baseUrl, otherKey.json.key);
+  otherOrg = new ApiClient(server.baseUrl, otherKey);
   png = await redPng();
 });
 

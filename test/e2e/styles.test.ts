@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { startServer, admin, OWNER_KEY, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { startServer, admin, mainAndOtherOrg, OWNER_KEY, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 
 const STYLES = '/api/v1/dev/styles';
@@ -20,18 +20,14 @@ let otherOrg: ApiClient;
 let mainOrgId: string;
 
 test.before(async () => {
-  // Created before the first start: the bootstrap key joins the oldest organization, "Main".
-  const main = await admin(dataDir, ['org', 'create', '--name', 'Main', '--credits', '100']);
-  assert.is(main.code, 0, main.stderr);
-  mainOrgId = main.json.id;
-  const other = await admin(dataDir, ['org', 'create', '--name', 'Other', '--credits', '10']);
-  const otherKey = await admin(dataDir, ['key', 'create', '--org', other.json.id, '--role', 'owner']);
+  const orgs = await mainAndOtherOrg(dataDir);
+  mainOrgId = orgs.mainOrgId;
   const memberKey = await admin(dataDir, ['key', 'create', '--org', mainOrgId, '--role', 'member']);
   assert.is(memberKey.code, 0, memberKey.stderr);
   server = await startServer({ dataDir });
   owner = new ApiClient(server.baseUrl, OWNER_KEY);
   member = new ApiClient(server.baseUrl, memberKey.json.key);
-  otherOrg = new ApiClient(server.baseUrl, otherKey.json.key);
+  otherOrg = new ApiClient(server.baseUrl, orgs.otherKey);
 });
 
 test.after(async () => {

@@ -197,6 +197,22 @@ export async function admin(dataDir: string, args: string[]): Promise<{ code: nu
 }
 
 /**
+ * Two organizations in a data dir not yet started: "Main" (the oldest, so the bootstrap key joins it on the first
+ * start) and "Other" with an owner key; for tests of what one organization cannot see of the other's.
+ */
+export async function mainAndOtherOrg(dataDir: string, credits = { main: 100, other: 10 }): Promise<{ mainOrgId: string; otherOrgId: string; otherKey: string }> {
+  const run = async (args: string[]) => {
+    const r = await admin(dataDir, args);
+    if (r.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return r.json;
+  };
+  const main = await run(['org', 'create', '--name', 'Main', '--credits', String(credits.main)]);
+  const other = await run(['org', 'create', '--name', 'Other', '--credits', String(credits.other)]);
+  const key = await run(['key', 'create', '--org', other.id, '--role', 'owner']);
+  return { mainOrgId: main.id, otherOrgId: other.id, otherKey: key.key };
+}
+
+/**
  * The usual suite set-up: a server started before the suite's tests (with `opts`) and an owner-key client for
  * it, handed to `ready`; after the tests the server is stopped and its data dir removed.
  */
