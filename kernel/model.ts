@@ -156,6 +156,11 @@ export interface DocumentRecord {
   stylePresetId: string | null;
   /** The permanent images `config` uses (each counted once); the store deletes an asset with its last document. */
   assetIds: string[];
+  /**
+   * `config` is what Extended Markdown parsed to (a Markdown create or patch): written back as Markdown it reads as
+   * itself (tested over generated documents), so reading it back needs no check. Absent or false after a JSON save.
+   */
+  fromMarkdown?: boolean;
   /** 1 when created; every change adds 1. */
   version: number;
   createdAt: string;

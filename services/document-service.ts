@@ -105,7 +105,7 @@ export class DocumentService {
     const key = `${doc.id}@${doc.version}`;
     const cached = this.#markdownCache.get(key);
     if (cached) return cached;
-    const { markdown, lost } = await this.markdown.toMarkdown(doc.config as unknown as DocumentJson);
+    const { markdown, lost } = await this.markdown.toMarkdown(doc.config as unknown as DocumentJson, !doc.fromMarkdown);
     const answer: DocumentMarkdown = lost
       ? { documentId: doc.id, markdown: null, format: 'json_fallback', config: doc.config, warning: `${lost.path}: ${lost.what}; the document is given as JSON (config) instead.`, version: doc.version, updatedAt: doc.updatedAt }
       : { documentId: doc.id, markdown, format: 'markdown', version: doc.version, updatedAt: doc.updatedAt };
@@ -143,6 +143,7 @@ export class DocumentService {
     return checked;
   }
 
+  /** `prefix` places image errors in the request: `config.` for JSON, '' for a document Markdown parsed to. */
   async #save(orgId: string, name: string | undefined, config: DocumentJson, stylePresetId: string | null, warnings: FieldError[], prefix: string): Promise<DocumentView> {
     await this.images.check(orgId, config, prefix);
     return this.#locks.run(orgId, async () => {
@@ -159,6 +160,7 @@ export class DocumentService {
         config: saved.document as unknown as Record<string, unknown>,
         stylePresetId,
         assetIds: saved.assetIds,
+        fromMarkdown: prefix === '',
         version: 1,
         createdAt: now,
         updatedAt: now,
@@ -177,6 +179,7 @@ export class DocumentService {
         const saved = await this.images.persist(orgId, change.config);
         stored.config = saved.document as unknown as Record<string, unknown>;
         stored.assetIds = saved.assetIds;
+        stored.fromMarkdown = prefix === '';
         newAssets = saved.newAssets;
       }
       const outcome = await this.store.updateDocument(orgId, id, stored, newAssets, this.clock.now().toISOString(), ifMatch);

@@ -7,6 +7,6 @@ export default function parse(task: { source: string; options: ParseOptions }): 
   return parseMarkdown(task.source, task.options);
 }
 
-export function toMarkdown(task: { document: DocumentJson }): MarkdownOf {
-  return markdownOf(task.document);
+export function toMarkdown(task: { document: DocumentJson; check: boolean }): MarkdownOf {
+  return markdownOf(task.document, { check: task.check });
 }

@@ -57,15 +57,18 @@ export class MarkdownParser {
     }
   }
 
-  /** The document as Extended Markdown, with what the Markdown cannot carry (document/markdown/markdown-of.ts). */
-  async toMarkdown(document: DocumentJson): Promise<MarkdownOf> {
+  /**
+   * The document as Extended Markdown, with what the Markdown cannot carry (document/markdown/markdown-of.ts);
+   * `check: false` skips reading it back, for a document Markdown parsed to.
+   */
+  async toMarkdown(document: DocumentJson, check = true): Promise<MarkdownOf> {
     if (this.#piscina.queueSize >= this.#piscina.options.maxQueue) {
       throw new HttpError('SERVICE_BUSY', 'Too many Markdown documents are being written at once; retry shortly.', undefined, { 'Retry-After': '2' });
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     try {
-      return (await this.#piscina.run({ document }, { name: 'toMarkdown', signal: controller.signal })) as MarkdownOf;
+      return (await this.#piscina.run({ document, check }, { name: 'toMarkdown', signal: controller.signal })) as MarkdownOf;
     } catch (e) {
       const why = controller.signal.aborted ? `took longer than ${this.#timeoutMs / 1000} s` : `failed (${(e as Error)?.message ?? String(e)})`;
       return { markdown: '', lost: { path: '(document)', what: `writing it as Markdown ${why}` } };

@@ -115,7 +115,7 @@ export interface PageKey {
 export type TemplateChange = Partial<Omit<TemplateRecord, 'id' | 'orgId' | 'version' | 'createdAt' | 'updatedAt'>>;
 
 /** The fields of a document a change may replace. */
-export type DocumentChange = Partial<Pick<DocumentRecord, 'name' | 'config' | 'stylePresetId' | 'assetIds'>>;
+export type DocumentChange = Partial<Pick<DocumentRecord, 'name' | 'config' | 'stylePresetId' | 'assetIds' | 'fromMarkdown'>>;
 
 /** The fields of a style preset a client may change. */
 export type StylePresetPatch = Partial<Pick<StylePresetRecord, 'name' | 'description' | 'category' | 'tags' | 'isDefault' | 'definition'>>;

@@ -48,11 +48,11 @@ export function pageOf(ctx: RouteContext): { limit: number; cursor: string | nul
 export function ifMatchOf(ctx: RouteContext): number | undefined {
   const raw = ctx.req.headers['if-match'];
   if (raw === undefined) return undefined;
-  const m = /^\s*(?:W\/)?"?(\d{1,15})"?\s*$/.exec(String(raw));
+  const m = /^\s*(?:(?:W\/)?"(\d{1,15})"|(\d{1,15}))\s*$/.exec(String(raw));
   if (!m) {
     throw new HttpError('VALIDATION_FAILED', `If-Match must be the version number (e.g. If-Match: 3), not ${JSON.stringify(raw)}.`, [{ path: 'header.If-Match', message: 'must be a version number', code: 'INVALID_FIELD' }]);
   }
-  return Number(m[1]);
+  return Number(m[1] ?? m[2]);
 }
 
 const orgOf = (ctx: RouteContext) => ctx.principal!.orgId;
