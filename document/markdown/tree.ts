@@ -108,6 +108,35 @@ function parserFor(text: string): (typeof PARSERS)[number][number] {
 const parseWhole = (text: string): Root => parserFor(text)(text);
 
 /**
+ * Chunk trees of recent parses, by the chunk's text (stand-ins included): a document written back after an edit
+ * (PATCH of a saved document's Markdown) is mostly the chunks of its last parse, and a chunk's tree depends on its
+ * text alone. Readers get a copy (the join shifts and filters what it gets). Bounded by the text it keys.
+ */
+const CHUNK_CACHE_CHARS = 512 * 1024;
+const chunkCache = new Map<string, Root>();
+let chunkCacheChars = 0;
+
+function parseChunk(text: string): Root {
+  const hit = chunkCache.get(text);
+  if (hit) {
+    chunkCache.delete(text);
+    chunkCache.set(text, hit);
+    return structuredClone(hit);
+  }
+  const tree = parseWhole(text);
+  if (text.length <= CHUNK_CACHE_CHARS / 16) {
+    chunkCache.set(text, structuredClone(tree));
+    chunkCacheChars += text.length;
+    for (const [key] of chunkCache) {
+      if (chunkCacheChars <= CHUNK_CACHE_CHARS) break;
+      chunkCache.delete(key);
+      chunkCacheChars -= key.length;
+    }
+  }
+  return tree;
+}
+
+/**
  * Chunks are cut at the first safe point after this many characters, or after this many list items
  * and quote lines. micromark's cost grows faster than the size of what it parses at once (it keeps
  * every event and token of a parse alive until the end, so the garbage collector copies them), and a
@@ -162,7 +191,7 @@ function chunkedTree(source: string, cuts: ReadonlyArray<{ offset: number; line:
     const standIns = k < ends.length - 1 || !first ? labels : '';
     const prefix = standIns && !first ? `${standIns}\n\n` : '';
     const input = standIns ? (first ? `${text}\n\n${standIns}` : prefix + text) : text;
-    const tree = parseWhole(input);
+    const tree = parseChunk(input);
     if (standIns) tree.children = tree.children.filter((n) => (n.position?.start.offset ?? 0) >= prefix.length && (n.position?.start.offset ?? 0) < prefix.length + text.length);
     const last = tree.children[tree.children.length - 1];
     if (k < ends.length - 1 && (last?.position?.end.offset ?? 0) > prefix.length + text.replace(/\s+$/, '').length) {
