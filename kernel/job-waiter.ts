@@ -42,6 +42,11 @@ export class JobWaiter {
     }
   }
 
+  /** Answers the requests waiting for `id` now: a finished job of another kind than the runner's (a bulk render). */
+  wake(id: string): void {
+    this.#wake(id);
+  }
+
   /** Answers every waiting request now (shutdown). */
   close(): void {
     for (const set of this.#waiting.values()) for (const wake of set) wake();

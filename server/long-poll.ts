@@ -24,7 +24,7 @@ function waitMsOf(ctx: RouteContext): number {
 }
 
 /** The job as `read` finds it, after waiting as long as `?waitMs=` asks for a job that has not finished. */
-export async function readJobWaiting(ctx: RouteContext, jobId: string, read: () => Promise<JobRecord>): Promise<JobRecord> {
+export async function readJobWaiting<T extends Pick<JobRecord, 'status'>>(ctx: RouteContext, jobId: string, read: () => Promise<T>): Promise<T> {
   const ms = waitMsOf(ctx);
   if (!ms) return read();
   const gone = new AbortController();

@@ -14,6 +14,7 @@ import { HttpError } from '../contracts/errors.js';
 import { KeyedMutex } from '../kernel/keyed-mutex.js';
 import { JobService } from '../kernel/job-service.js';
 import { JobNotifier } from '../kernel/job-notifier.js';
+import { JobWaiter } from '../kernel/job-waiter.js';
 import { RenderService, type PlannedRender } from './render-service.js';
 import { DownloadLinks } from './download-links.js';
 import { MAX_BULK_DOCUMENT_BYTES, type BulkFormat, type BulkJob } from '../contracts/documents.js';
@@ -57,6 +58,7 @@ export class BulkService {
     @inject(RenderService) private readonly renders: RenderService,
     @inject(JobService) private readonly jobs: JobService,
     @inject(JobNotifier) private readonly notifier: JobNotifier,
+    @inject(JobWaiter) private readonly waiter: JobWaiter,
     @inject(DownloadLinks) private readonly links: DownloadLinks,
     @inject(TOKENS.Events) events: EventBus,
   ) {
@@ -220,6 +222,7 @@ export class BulkService {
       zip,
     );
     this.log.info({ bulkJobId: bulk.id, completed: finished.completedItems, failed: finished.failedItems }, 'bulk render finished');
+    this.waiter.wake(bulk.id);
     this.#notify(finished);
   }
 

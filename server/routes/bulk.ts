@@ -13,6 +13,7 @@ import type { BulkJobRecord } from '../../kernel/model.js';
 import type { WebhookConfig } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { receiveUpload } from '../upload.js';
+import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 import { downloadOrg, sendStoredFile } from './files.js';
@@ -78,7 +79,8 @@ async function createFromFile(ctx: RouteContext): Promise<void> {
 }
 
 async function status(ctx: RouteContext): Promise<void> {
-  const bulk = await ctx.services.bulk.get(ctx.principal!.orgId, ctx.params.bulkJobId!);
+  const id = ctx.params.bulkJobId!;
+  const bulk = await readJobWaiting(ctx, id, () => ctx.services.bulk.get(ctx.principal!.orgId, id));
   sendJson(ctx.res, 200, await ctx.services.bulk.view(bulk));
 }
 
@@ -124,7 +126,7 @@ export function bulkRoutes(): RouteDefinition[] {
         responses: { 202: BulkJobSchema },
       },
     },
-    { method: 'GET', path: `${API_PREFIX}/bulk-render/:bulkJobId`, auth: 'key', handler: status, doc: { tag, summary: 'A bulk render job with the state of each item', responses: { 200: BulkJobSchema } } },
+    { method: 'GET', path: `${API_PREFIX}/bulk-render/:bulkJobId`, auth: 'key', handler: status, doc: { tag, summary: 'A bulk render job with the state of each item (poll, or wait with waitMs)', query: [WAIT_QUERY], responses: { 200: BulkJobSchema } } },
     {
       method: 'GET',
       path: `${API_PREFIX}/bulk-render/:bulkJobId/download`,

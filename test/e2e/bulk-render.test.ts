@@ -92,6 +92,20 @@ test('renders DOCX and ODT bulks whose entries python-docx and odfpy read back w
   }
 });
 
+test('answers a status request with waitMs when the bulk job finishes, without polling', async () => {
+  const created = await api.post(BULK, { documentId: letter, items: [{ name: 'Wait One' }, { name: 'Wait Two' }] });
+  assert.is(created.status, 202, created.bytes.toString());
+  // One request, held by the server until the last item ends and the ZIP is written.
+  const waited = await api.get(`${BULK}/${created.body.bulkJobId}?waitMs=30000`);
+  assert.is(waited.status, 200, waited.bytes.toString());
+  assert.is(waited.body.status, 'COMPLETED');
+  assert.is(waited.body.completedItems, 2);
+  assert.ok(waited.body.downloadUrl);
+  const bad = await api.get(`${BULK}/${created.body.bulkJobId}?waitMs=soon`);
+  assert.is(bad.status, 400);
+  assert.is(bad.body.errors[0].path, 'query.waitMs');
+});
+
 test('refuses 0 and 101 items with 400 naming the limit on items', async () => {
   for (const count of [0, 101]) {
     const r = await api.post(BULK, { documentId: letter, items: Array.from({ length: count }, (_, i) => ({ name: `N${i}` })) });
