@@ -23,6 +23,12 @@ const ABBR = /^~([A-Za-z0-9_-]{1,32})~/;
 const VARIABLE = /^(?:\{\{\s*([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*\}\}|\$\{([A-Za-z_][A-Za-z0-9_.-]{0,63})\})/;
 const EXTERNAL_URL = /^(?:https?:\/\/|mailto:)[^\s]*$/i;
 
+/** A `{{name}}` / `${name}` placeholder at the start of `source` (the markup's own rule, spaces allowed inside `{{ }}`), or null. */
+export function variableAtStart(source: string): { name: string; length: number } | null {
+  const m = VARIABLE.exec(source);
+  return m ? { name: (m[1] ?? m[2])!, length: m[0].length } : null;
+}
+
 /** Parses one markup field. Never throws: text that is not markup stays text. */
 export function parseInline(source: string): Inline[] {
   return new InlineParser(source).parse(0, source.length);

@@ -18,6 +18,8 @@ export interface ImportContext {
   flag(name: string): boolean;
   footnote(id: string): Inline[] | undefined;
   endnote(id: string): Inline[] | undefined;
+  /** True when `{{name}}` / `${name}` in Word's text become variables (`placeholders: "variables"`), false to keep them literal. */
+  livePlaceholders: boolean;
   /** True inside a table cell, where images cannot go. */
   inTable: boolean;
 }

@@ -4,7 +4,18 @@ import { DocumentJsonSchema } from '../../contracts/document-json.js';
 import { REPORT_CODES } from './report.js';
 
 const ImportDocxInput = Type.Object(
-  { fileId: Type.String({ format: 'uuid', description: 'Id of an uploaded DOCX file (from POST /tools/files/upload).' }) },
+  {
+    fileId: Type.String({ format: 'uuid', description: 'Id of an uploaded DOCX file (from POST /tools/files/upload).' }),
+    placeholders: Type.Optional(
+      Type.String({
+        enum: ['variables', 'literal'],
+        default: 'variables',
+        description:
+          '"variables" (default): {{name}} and ${name} in the Word text become live variables, written {{name}}, declared in the document\'s variables with an empty value and listed in report.variables. ' +
+          '"literal": they stay literal text, escaped.',
+      }),
+    ),
+  },
   { additionalProperties: false, description: 'Import a Word (DOCX) file as document JSON.' },
 );
 
@@ -40,6 +51,16 @@ const ImportReportSchema = Type.Object(
     dropped: Type.Array(Type.Object({ code: ReportCode, count: Type.Integer({ minimum: 1 }), meaning: Type.String() }, { additionalProperties: false }), {
       description: 'Every code that occurred, with its count: what was dropped, simplified or accepted.',
     }),
+    variables: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ description: 'The variable name, as in {{name}}.' }),
+          occurrences: Type.Integer({ minimum: 1, description: 'How many placeholders of this name the text, the header and the footer hold.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The placeholders made live variables, in order of first use; empty with placeholders "literal".' },
+    ),
   },
   { additionalProperties: false },
 );

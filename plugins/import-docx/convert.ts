@@ -295,7 +295,7 @@ export class BodyConverter {
 
   // ------------------------------------------------------------------ helpers
 
-  /** Inline nodes as markup that escapes Word's text (`*`, `[`, `{{`, `~`, `^[`, `$`, `@[` stay literal), cut to a limit. */
+  /** Inline nodes as markup that escapes Word's text (`*`, `[`, `{{`, `~`, `^[`, `$`, `@[` stay literal; live placeholders are variable nodes by now), cut to a limit. */
   #markup(nodes: Inline[], max: number, singleLine: boolean): string {
     const r = toMarkup(nodes, { singleLine });
     if (r.simplified) this.ctx.report.warn('FORMATTING_SIMPLIFIED', this.#where, 'Emphasis the markup cannot express here was dropped; the text is kept.');

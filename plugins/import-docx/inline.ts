@@ -3,6 +3,7 @@ import type { Inline } from '../../document/inline-markup.js';
 import { find, isElement, kid, kids, textContent, type XmlElement } from '../../engines/office-package/xml.js';
 import type { ImportContext } from './context.js';
 import { onOff } from './styles.js';
+import { livePlaceholders, plainOf, rewrap } from './placeholders.js';
 
 /** What a paragraph holds, in order: inline content, images (block elements) and page breaks. */
 export type Piece = { k: 'inline'; node: Inline } | { k: 'image'; rel: string; alt: string; widthCm?: number } | { k: 'pageBreak' };
@@ -18,7 +19,27 @@ const EXTERNAL_URL = /^(?:https?:\/\/|mailto:)[^\s]*$/i;
 export function paragraphPieces(p: XmlElement, ctx: ImportContext): Piece[] {
   const pieces: Piece[] = [];
   walk(p, ctx, pieces);
-  return groupFormatting(pieces);
+  return groupFormatting(withPlaceholders(pieces, ctx));
+}
+
+/** With live placeholders, each stretch of inline pieces between images and page breaks gets its `{{name}}`s as variables. */
+function withPlaceholders(pieces: Piece[], ctx: ImportContext): Piece[] {
+  if (!ctx.livePlaceholders) return pieces;
+  const out: Piece[] = [];
+  let stretch: Inline[] = [];
+  const flush = () => {
+    for (const node of livePlaceholders(stretch, (name) => ctx.report.variable(name))) out.push({ k: 'inline', node });
+    stretch = [];
+  };
+  for (const p of pieces) {
+    if (p.k === 'inline') stretch.push(p.node);
+    else {
+      flush();
+      out.push(p);
+    }
+  }
+  flush();
+  return out;
 }
 
 function walk(el: XmlElement, ctx: ImportContext, out: Piece[]): void {
@@ -222,21 +243,9 @@ function splitEdges(n: Inline): Inline[] {
   const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(text)!;
   const out: Inline[] = [];
   if (m[1]) out.push({ t: 'text', v: m[1] });
-  if (m[2]) out.push(rewrap(n, m[2]));
+  if (m[2]) out.push(rewrap(n, { t: 'text', v: m[2] }));
   if (m[3]) out.push({ t: 'text', v: m[3] });
   return out;
-}
-
-/** The text inside nested emphasis wrappers around a single text node, or null for anything else. */
-function plainOf(n: Inline): string | null {
-  if (n.t === 'text') return n.v;
-  if ((n.t === 'strong' || n.t === 'emph') && n.c.length === 1) return plainOf(n.c[0]!);
-  return null;
-}
-
-function rewrap(n: Inline, v: string): Inline {
-  if (n.t === 'strong' || n.t === 'emph') return { t: n.t, c: [rewrap(n.c[0]!, v)] };
-  return { t: 'text', v };
 }
 
 function canMerge(a: Inline, b: Inline): boolean {

@@ -19,7 +19,8 @@ export default definePlugin({
           'Reads headings (Heading 1–6 styles, outline levels), paragraphs with bold, italic and links, nested lists, tables with header rows and spans, ' +
           'images (stored as temporary images, /temp-image/<id>, valid 24 hours), footnotes and endnotes (as ^[…]), page size and margins, the default header and footer, ' +
           'and title, author, subject and keywords. Underline, text boxes, shapes, comments and equations are dropped and reported; tracked changes are accepted. ' +
-          'Text is escaped, so characters such as *, [, {{, ~, $ and @[ stay literal. `report` scores the import 0–100 and lists every finding with its code and location (docs/import.md).',
+          'Placeholders {{name}} and ${name} in the text (also when Word split them across runs) become live variables, declared in `variables` with an empty value and listed in `report.variables`; ' +
+          'with `placeholders: "literal"` they stay literal text. Other text is escaped, so characters such as *, [, ~, $ and @[ stay literal. `report` scores the import 0–100 and lists every finding with its code and location (docs/import.md).',
         files: [{ field: 'fileId', accept: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] }],
         credits: { perRequest: 1 },
       },

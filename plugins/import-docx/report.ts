@@ -1,4 +1,5 @@
-// The import quality report: warnings with codes and locations, what was dropped, and a 0–100 score derived from them.
+// The import quality report: warnings with codes and locations, what was dropped, the placeholders kept as variables, and a 0–100 score.
+import { DOCUMENT_LIMITS } from '../../contracts/document-json.js';
 
 /** Every code the report uses: how much one occurrence costs the score, the most it can cost, and what it means (docs/import.md lists them). */
 export const REPORT_CODES = {
@@ -26,6 +27,7 @@ export const REPORT_CODES = {
   SECTION_SETTINGS_MERGED: { weight: 1, cap: 3, meaning: 'Later sections with other page settings take the last section\'s settings; a section break became a page break.' },
   FIELD_RESULT_KEPT: { weight: 0, cap: 0, meaning: 'A field (table of contents, cross-reference, date, …) was kept as the text it last showed.' },
   CONTENT_SPLIT: { weight: 0, cap: 0, meaning: 'The body had more elements than one section holds; it continues in further sections.' },
+  PLACEHOLDER_KEPT_LITERAL: { weight: 1, cap: 5, meaning: 'A placeholder with a name past the 500th (the most variables a document holds) stayed literal text.' },
 } as const;
 
 export type ReportCode = keyof typeof REPORT_CODES;
@@ -43,6 +45,30 @@ const MAX_LISTED = 200;
 export class ImportReport {
   readonly #warnings: ReportWarning[] = [];
   readonly #counts = new Map<ReportCode, number>();
+  /** Placeholders made variables: name → occurrences, in order of first use. */
+  readonly #variables = new Map<string, number>();
+  #location: () => string = () => '';
+
+  /** Where findings of `variable()` are, set by the converter (the same location its own warnings use). */
+  locate(location: () => string): void {
+    this.#location = location;
+  }
+
+  /** Counts one placeholder made a variable; false (and a warning) for a new name past the document's variable limit. */
+  variable(name: string): boolean {
+    const seen = this.#variables.get(name);
+    if (seen === undefined && this.#variables.size >= DOCUMENT_LIMITS.variables) {
+      this.warn('PLACEHOLDER_KEPT_LITERAL', this.#location(), `The placeholder "${name}" stayed text: the document already has ${DOCUMENT_LIMITS.variables} variables.`);
+      return false;
+    }
+    this.#variables.set(name, (seen ?? 0) + 1);
+    return true;
+  }
+
+  /** The names of the placeholders made variables, in order of first use. */
+  variableNames(): string[] {
+    return [...this.#variables.keys()];
+  }
 
   warn(code: ReportCode, location: string, message: string): void {
     this.#counts.set(code, (this.#counts.get(code) ?? 0) + 1);
@@ -63,6 +89,7 @@ export class ImportReport {
       warnings: this.#warnings,
       warningsOmitted: total - this.#warnings.length,
       dropped: [...this.#counts].map(([code, count]) => ({ code, count, meaning: REPORT_CODES[code].meaning })),
+      variables: [...this.#variables].map(([name, occurrences]) => ({ name, occurrences })),
     };
   }
 }

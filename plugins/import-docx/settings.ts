@@ -5,6 +5,7 @@ import type { Inline } from '../../document/inline-markup.js';
 import { isElement, kid, kids, textContent, type XmlElement } from '../../engines/office-package/xml.js';
 import type { DocxPackage } from './package.js';
 import type { ImportReport } from './report.js';
+import { livePlainPlaceholders } from './placeholders.js';
 
 /** Paper sizes in twentieths of a point (the unit of w:pgSz), portrait. */
 const PAPER: Record<(typeof PAGE_SIZES)[number], [number, number]> = {
@@ -48,9 +49,10 @@ export function pageSettings(sectPr: XmlElement | undefined, report: ImportRepor
 
 /**
  * The default header or footer of the last section as one line of text; PAGE and NUMPAGES fields become
- * {{page}} and {{pages}}. Other variants (first page, even pages) are reported, not kept.
+ * {{page}} and {{pages}}. Other variants (first page, even pages) are reported, not kept. With live placeholders, a
+ * `{{name}}` / `${name}` in it is counted as a variable (and written `{{name}}`); otherwise it stays as written.
  */
-export function headerFooter(pkg: DocxPackage, sectPr: XmlElement | undefined, kind: 'header' | 'footer', report: ImportReport): HeaderFooter | undefined {
+export function headerFooter(pkg: DocxPackage, sectPr: XmlElement | undefined, kind: 'header' | 'footer', report: ImportReport, livePlaceholders: boolean): HeaderFooter | undefined {
   const refs = kids(sectPr ?? { name: '', attrs: {}, children: [] }, kind === 'header' ? 'w:headerReference' : 'w:footerReference');
   const rels = pkg.rels('word/document.xml');
   const ref = refs.find((r) => (r.attrs['w:type'] ?? 'default') === 'default');
@@ -68,6 +70,7 @@ export function headerFooter(pkg: DocxPackage, sectPr: XmlElement | undefined, k
   // read in it (render-input's furnitureParts), so Word's text goes in as it is, on one line.
   let text = nodes.map((n) => (n.t === 'var' ? `{{${n.name}}}` : n.t === 'text' ? n.v : '')).join('').replace(/\s+/g, ' ').trim();
   if (!text) return undefined;
+  if (livePlaceholders) text = livePlainPlaceholders(text, (name) => report.variable(name));
   if (text.length > DOCUMENT_LIMITS.headerFooterLength) {
     report.warn('TEXT_TRUNCATED', rel.target, `The ${kind} text was cut to ${DOCUMENT_LIMITS.headerFooterLength} characters.`);
     text = text.slice(0, DOCUMENT_LIMITS.headerFooterLength);

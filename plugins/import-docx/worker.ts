@@ -24,7 +24,7 @@ export async function importDocx(input: WorkerInput<ImportDocxParams>): Promise<
   const file = input.files.find((f) => f.field === 'fileId')!;
   const label = `fileId (${file.filename})`;
   try {
-    return await convert(file.bytes, file.filename, input.settings);
+    return await convert(file.bytes, file.filename, input.settings, input.params.placeholders !== 'literal');
   } catch (err) {
     if (err instanceof PackageError) {
       throw new PluginError(err.reason === 'LIMIT' ? 'DOCX_TOO_LARGE' : 'DOCX_INVALID', `${label} ${err.message} Save it again with Word or LibreOffice as .docx and upload it.`);
@@ -34,7 +34,7 @@ export async function importDocx(input: WorkerInput<ImportDocxParams>): Promise<
   }
 }
 
-async function convert(bytes: Uint8Array, filename: string, settings: Record<string, unknown>): Promise<WorkerOutput> {
+async function convert(bytes: Uint8Array, filename: string, settings: Record<string, unknown>, livePlaceholders: boolean): Promise<WorkerOutput> {
   const pkg = new DocxPackage(bytes, LIMITS);
   const packageRels = [...pkg.rels('').values()];
   const main = packageRels.find((r) => r.type === REL.officeDocument && !r.external)?.target;
@@ -59,8 +59,10 @@ async function convert(bytes: Uint8Array, filename: string, settings: Record<str
     flag: () => false,
     footnote: (id) => noteContent(ctx, footnotes.get(id), footnotesPart?.name),
     endnote: (id) => noteContent(ctx, endnotes.get(id), endnotesPart?.name),
+    livePlaceholders,
     inTable: false,
   };
+  report.locate(() => ctx.location());
   const document = pkg.xml(main);
   const body = kid(document, 'w:body');
   if (!body) throw new PackageError('INVALID', `has no w:body in ${main}.`);
@@ -94,9 +96,13 @@ async function convert(bytes: Uint8Array, filename: string, settings: Record<str
     },
     sections: sectionsOf(elements, report, main),
   };
-  const header = headerFooter(pkg, sectPr, 'header', report);
-  const footer = headerFooter(pkg, sectPr, 'footer', report);
+  const header = headerFooter(pkg, sectPr, 'header', report, livePlaceholders);
+  const footer = headerFooter(pkg, sectPr, 'footer', report, livePlaceholders);
   if (header || footer) doc.defaults = { ...(header ? { header } : {}), ...(footer ? { footer } : {}) };
+  // Each live placeholder is declared with an empty value: the document validates and renders without
+  // UNKNOWN_VARIABLE warnings, and `variables` lists what a caller fills in before rendering.
+  const names = report.variableNames();
+  if (names.length) doc.variables = Object.fromEntries(names.map((name) => [name, '']));
 
   const checked = validateDocument(doc);
   if (!checked.valid) {

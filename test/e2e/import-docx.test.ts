@@ -1,5 +1,5 @@
 // POST /import/docx/file through HTTP: DOCX files made by LibreOffice, by Quire's own DOCX target (round trip) and by hand
-// (Word features, hostile packages); the returned document is rendered to PDF and read back with pdfjs.
+// (Word features, hostile packages); the returned document is rendered to PDF and read back with pdfjs. Placeholders: import-docx-placeholders.test.ts.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,14 +27,14 @@ useServer(test, (started) => ({ server, api } = started));
 
 // ---------------------------------------------------------------- helpers
 
-async function importFile(bytes: Uint8Array, name: string): Promise<{ status: number; body: Json }> {
+async function importFile(bytes: Uint8Array, name: string, options: Json = {}): Promise<{ status: number; body: Json }> {
   const fileId = await api.uploadId(bytes, name);
-  const r = await api.post(IMPORT, { fileId });
+  const r = await api.post(IMPORT, { fileId, ...options });
   return { status: r.status, body: r.body };
 }
 
-async function imported(bytes: Uint8Array, name: string): Promise<{ document: Json; report: Json }> {
-  const r = await importFile(bytes, name);
+async function imported(bytes: Uint8Array, name: string, options: Json = {}): Promise<{ document: Json; report: Json }> {
+  const r = await importFile(bytes, name, options);
   assert.is(r.status, 200, JSON.stringify(r.body));
   return r.body as { document: Json; report: Json };
 }
@@ -86,7 +86,7 @@ async function credits(): Promise<number> {
 const LO_HTML = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>Quarterly Field Report</title><meta name="author" content="Ada Writer"></head><body>
 <h1>Harvest Overview</h1>
 <p>Plain text with <b>bold words</b>, <i>italic words</i>, <u>underlined words</u> and <a href="https://example.com/harvest">the harvest page</a>.</p>
-<p>Literal markup stays text: *stars* [brackets] {{notavar}} ~ABBR~ $5 and $6 @[cite] ^[note]</p>
+<p>Literal markup stays text: *stars* [brackets] {{not a var}} ~ABBR~ $5 and $6 @[cite] ^[note]</p>
 <h2>Orchard Details</h2>
 <ul><li>Apples overall<ul><li>Granny Smith rows</li></ul></li><li>Pears overall</li></ul>
 <ol><li>Pick the fruit</li><li>Sort the crates</li></ol>
@@ -114,7 +114,7 @@ test('imports a DOCX made by LibreOffice: headings, emphasis, link, escaped lite
   const paragraph = els.find((e) => e.type === 'text' && e.text.includes('Plain text'));
   assert.is(paragraph.text, 'Plain text with **bold words**, *italic words*, underlined words and [the harvest page](https://example.com/harvest).');
   const literal = els.find((e) => e.type === 'text' && e.text.includes('stars'));
-  assert.is(literal.text, 'Literal markup stays text: \\*stars\\* \\[brackets] \\{{notavar}} \\~ABBR~ \\$5 and \\$6 \\@\\[cite] \\^\\[note]');
+  assert.is(literal.text, 'Literal markup stays text: \\*stars\\* \\[brackets] \\{{not a var}} \\~ABBR~ \\$5 and \\$6 \\@\\[cite] \\^\\[note]');
   const lists = els.filter((e) => e.type === 'list');
   assert.equal(lists.map((l) => [l.ordered, l.items]), [
     [false, [{ text: 'Apples overall', items: ['Granny Smith rows'] }, 'Pears overall']],
@@ -127,11 +127,13 @@ test('imports a DOCX made by LibreOffice: headings, emphasis, link, escaped lite
   assert.ok(report.warnings.some((w: Json) => w.code === 'UNDERLINE_DROPPED' && /^word\/document\.xml paragraph \d+$/.test(w.location)), JSON.stringify(report.warnings));
   assert.ok(report.score < 100 && report.score >= 90, `score ${report.score}`);
   assert.equal(report.summary, { paragraphs: 2, headings: 2, lists: 2, tables: 1, images: 1, footnotes: 0, pageBreaks: 0 });
+  assert.equal(report.variables, [], '{{not a var}} is no variable name');
+  assert.is(document.variables, undefined);
 
   // The imported document renders; the PDF (read by pdfjs) carries the source's text and the literal characters.
   const pdf = await render(document);
   const text = (await pdfPageTexts(pdf)).join(' ');
-  for (const s of ['Harvest Overview', 'bold words', 'the harvest page', '*stars* [brackets] {{notavar}} ~ABBR~ $5 and $6 @[cite] ^[note]', 'Granny Smith rows', 'Merged down two', 'Fuji']) {
+  for (const s of ['Harvest Overview', 'bold words', 'the harvest page', '*stars* [brackets] {{not a var}} ~ABBR~ $5 and $6 @[cite] ^[note]', 'Granny Smith rows', 'Merged down two', 'Fuji']) {
     assert.ok(text.includes(s), `PDF text lacks "${s}": ${text}`);
   }
 });
@@ -239,7 +241,8 @@ test('round trip: a document rendered to DOCX by Quire imports back to the same 
     ],
   };
   const docx = await render(source);
-  const { document, report } = await imported(docx, 'round-trip.docx');
+  // The source's escaped \{{var}} is literal text in Word; importing with placeholders "literal" gives it back escaped.
+  const { document, report } = await imported(docx, 'round-trip.docx', { placeholders: 'literal' });
   assert.is(document.document.title, 'Round Trip Report');
   assert.is(document.document.author, 'Quire Tester');
   assert.is(document.document.size, 'Letter');
