@@ -206,6 +206,7 @@ test('PATCH changes the given fields and adds 1 to version; a stale If-Match ans
   // Without If-Match the change applies to whatever is current.
   assert.is((await patch(t.owner, `${TEMPLATES}/${tpl.id}`, { productive: false })).body.version, 3);
   assert.is((await patch(t.owner, `${TEMPLATES}/${tpl.id}`, {})).status, 400, 'an empty change is refused');
+  assert.is((await patch(t.owner, `${TEMPLATES}/${tpl.id}`, { markdown: '# x\n', config: LETTER_JSON })).status, 400, 'markdown and config at once are refused');
 });
 
 test('DELETE removes a workspace template (204), after which it answers 404', async () => {
@@ -238,6 +239,9 @@ test('a copy of a workspace template is independent: changing or deleting either
   assert.is((await del(t.owner, `${TEMPLATES}/${original.id}`)).status, 204);
   assert.equal((await t.owner.get(`${TEMPLATES}/${copy.id}`)).body, changed.body, 'the copy outlives its original');
 
+  const bare = await t.owner.request('POST', `${TEMPLATES}/${copy.id}/copy`);
+  assert.is(bare.status, 201, `a copy needs no body: ${bare.bytes.toString()}`);
+  assert.is(bare.body.name, 'The copy');
   const named = await t.owner.post(`${TEMPLATES}/${copy.id}/copy`, { name: 'Named copy', slug: 'named-copy', productive: false });
   assert.is(named.status, 201);
   assert.is(named.body.slug, 'named-copy');
