@@ -3,6 +3,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
+import { KeyedMutex } from '../kernel/keyed-mutex.js';
 import { TOKENS } from '../kernel/tokens.js';
 import { HttpError, errorSummary, type FieldError } from '../contracts/errors.js';
 import { imageUses, replaceImageSources } from '../document/images.js';
@@ -25,6 +26,12 @@ export interface PersistedImages<D> {
 
 @injectable()
 export class DocumentImages {
+  /**
+   * Saves and deletions of an organization's documents and templates run one at a time (`exclusive`): an asset
+   * that `persist` reuses or finds cannot be released by another save or deletion before the write that uses it.
+   */
+  readonly #locks = new KeyedMutex();
+
   constructor(
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Store) private readonly store: Store,
@@ -69,20 +76,29 @@ export class DocumentImages {
     return [...sources];
   }
 
+  /** Runs `fn` as the organization's only save or deletion of documents and templates at that time. */
+  exclusive<T>(orgId: string, fn: () => Promise<T>): Promise<T> {
+    return this.#locks.run(orgId, fn);
+  }
+
   /**
    * A checked document (see `check`) about to be saved: each temporary image becomes a permanent asset (the one an
    * earlier save made of the same image while a document still uses it, else a copy of its bytes). The caller writes
-   * `newAssets` with the document, in one write, under the organization's document lock.
+   * `newAssets` with the document, in one write, inside `exclusive`.
    */
   async persist<D extends DocumentJson>(orgId: string, doc: D): Promise<PersistedImages<D>> {
     const bySource = new Map<string, string>();
     const newAssets: AssetRecord[] = [];
     const assetIds = new Set<string>();
-    for (const { src } of imageUses(doc)) {
+    for (const { src, path } of imageUses(doc)) {
       if (bySource.has(src)) continue;
       const tempId = resolveTempImagePath(src);
       const assetId = resolveAssetPath(src);
       if (assetId) {
+        // Checked before the lock was taken; the last document using it may have gone since.
+        if (!(await this.store.getAsset(orgId, assetId))) {
+          throw new HttpError('VALIDATION_FAILED', `${src} was deleted (with the last document that used it) while this was being saved; upload the image again.`, [{ path, message: `${src} was deleted while saving`, code: 'IMAGE_NOT_FOUND' }]);
+        }
         assetIds.add(assetId);
       } else if (tempId) {
         const existing = (await this.store.findAssetBySource(orgId, tempId)) ?? newAssets.find((a) => a.sourceImageId === tempId);

@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../kernel/tokens.js';
 import { HttpError, errorSummary, type FieldError } from '../contracts/errors.js';
-import { KeyedMutex } from '../kernel/keyed-mutex.js';
 import { MAX_DOCUMENTS_PER_ORG, type CreateDocument, type CreateMarkdownDocument, type DocumentMarkdown, type DocumentSummary, type DocumentView, type UpdateDocument } from '../contracts/documents.js';
 import type { Defaults, DocumentJson } from '../contracts/document-json.js';
 import { mergeDefaults, validateStyleDefinition } from '../document/styles.js';
@@ -31,8 +30,6 @@ const MARKDOWN_CACHE_SIZE = 64;
 
 @injectable()
 export class DocumentService {
-  /** Saves of one organization run one at a time: an asset found for reuse cannot be released under them. */
-  readonly #locks = new KeyedMutex();
   readonly #markdownCache = new Map<string, DocumentMarkdown>();
 
   constructor(
@@ -91,7 +88,7 @@ export class DocumentService {
   }
 
   async delete(orgId: string, id: string): Promise<void> {
-    const gone = await this.#locks.run(orgId, () => this.store.deleteDocument(orgId, id));
+    const gone = await this.images.exclusive(orgId, () => this.store.deleteDocument(orgId, id));
     if (!gone) throw notFound(id);
     await this.images.release(gone.releasedAssets);
   }
@@ -146,7 +143,7 @@ export class DocumentService {
   /** `prefix` places image errors in the request: `config.` for JSON, '' for a document Markdown parsed to. */
   async #save(orgId: string, name: string | undefined, config: DocumentJson, stylePresetId: string | null, warnings: FieldError[], prefix: string): Promise<DocumentView> {
     await this.images.check(orgId, config, prefix);
-    return this.#locks.run(orgId, async () => {
+    return this.images.exclusive(orgId, async () => {
       const count = await this.store.countDocuments(orgId);
       if (count >= MAX_DOCUMENTS_PER_ORG) {
         throw new HttpError('VALIDATION_FAILED', `The organization already has ${count} documents, the most allowed; delete some first.`, [{ path: '(body)', message: `the organization already has ${count} documents, the most allowed`, code: 'LIMIT_EXCEEDED' }]);
@@ -172,7 +169,7 @@ export class DocumentService {
 
   async #change(orgId: string, id: string, change: { name?: string; config?: DocumentJson; stylePresetId?: string | null }, ifMatch: number | undefined, warnings: FieldError[], prefix: string): Promise<DocumentView> {
     if (change.config) await this.images.check(orgId, change.config, prefix);
-    const { document, released } = await this.#locks.run(orgId, async () => {
+    const { document, released } = await this.images.exclusive(orgId, async () => {
       const stored: DocumentChange = { ...change } as DocumentChange;
       let newAssets: Awaited<ReturnType<DocumentImages['persist']>>['newAssets'] = [];
       if (change.config) {

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from '../kernel/tokens.js';
 import { HttpError, errorSummary } from '../contracts/errors.js';
-import { KeyedMutex } from '../kernel/keyed-mutex.js';
 import { MAX_TEMPLATES_PER_ORG, type CopyTemplate, type CreateTemplate, type TemplateScope, type TemplateSummary, type TemplateView, type UpdateTemplate } from '../contracts/templates.js';
 import type { DocumentJson } from '../contracts/document-json.js';
 import { MarkdownParser } from './markdown-parser.js';
@@ -30,8 +29,6 @@ export interface TemplateSeed {
 
 @injectable()
 export class TemplateService {
-  /** Changes of one organization's templates run one at a time (slugs, asset reuse). */
-  readonly #locks = new KeyedMutex();
 
   constructor(
     @inject(TOKENS.Config) private readonly config: QuireConfig,
@@ -76,7 +73,7 @@ export class TemplateService {
   /** `slugBase` names the slug to derive from when none is asked for (a copy's: its original's), else the name. */
   async create(orgId: string, body: CreateTemplate, slugBase = body.name): Promise<TemplateView> {
     const source = await this.#source(orgId, body.markdown, body.config, body.stylePresetId);
-    return this.#locks.run(orgId, async () => {
+    return this.images.exclusive(orgId, async () => {
       const existing = await this.store.listTemplates(orgId);
       if (existing.length >= MAX_TEMPLATES_PER_ORG) {
         throw new HttpError('VALIDATION_FAILED', `The organization already has ${existing.length} templates, the most allowed; delete some first.`, [{ path: '(body)', message: 'too many templates', code: 'LIMIT_EXCEEDED' }]);
@@ -112,7 +109,7 @@ export class TemplateService {
     const stylePresetId = body.stylePresetId === undefined ? current.stylePresetId : body.stylePresetId;
     const source = body.markdown !== undefined || body.config !== undefined ? await this.#source(orgId, body.markdown, body.config, stylePresetId ?? undefined) : undefined;
     if (!source && body.stylePresetId) await resolveStyle(this.store, orgId, body.stylePresetId);
-    const outcome = await this.#locks.run(orgId, async () => {
+    const outcome = await this.images.exclusive(orgId, async () => {
       const change: TemplateChange = {};
       for (const key of ['name', 'productive', 'category', 'description', 'stylePresetId'] as const) if (body[key] !== undefined) (change as Record<string, unknown>)[key] = body[key];
       if (body.slug !== undefined) change.slug = this.#slug((await this.store.listTemplates(orgId)).filter((t) => t.id !== id), body.slug, current.name);
@@ -136,7 +133,7 @@ export class TemplateService {
 
   async delete(orgId: string, id: string): Promise<void> {
     if (catalogTemplates().some((t) => t.id === id)) throw readOnly(id, 'deleted');
-    const gone = await this.#locks.run(orgId, () => this.store.deleteTemplate(orgId, id));
+    const gone = await this.images.exclusive(orgId, () => this.store.deleteTemplate(orgId, id));
     if (!gone) throw notFound(id);
     await this.images.release(gone.releasedAssets);
   }
