@@ -62,8 +62,13 @@ export interface PeerResult {
   bytes: number;
 }
 
-/** One browser and one page kept open; each run is `page.setContent(html)` + `page.pdf()`. Null when Chromium is not installed. */
-export async function chromiumPeer(runs: number, warmup: number): Promise<PeerResult | null> {
+/** The A4 print every peer run makes: 2 cm margins, backgrounds, and the invoice's header and footer. */
+export function printA4(page: import('puppeteer-core').Page, html: string): Promise<Uint8Array> {
+  return page.setContent(html).then(() => page.pdf({ format: 'A4', printBackground: true, margin: { top: '2cm', bottom: '2cm', left: '2cm', right: '2cm' }, displayHeaderFooter: true, headerTemplate: HEADER, footerTemplate: FOOTER }));
+}
+
+/** `fn` with one browser and one page kept open, and the browser's version; null when Chromium is not installed. */
+export async function withChromiumPage<T>(fn: (page: import('puppeteer-core').Page, version: string) => Promise<T>): Promise<T | null> {
   if (!existsSync(CHROMIUM)) return null;
   const { default: puppeteer } = await import('puppeteer-core');
   // render-pdf's FONTCONFIG_FILE (set in this process once the manifest loads) lists no system fonts;
@@ -72,20 +77,24 @@ export async function chromiumPeer(runs: number, warmup: number): Promise<PeerRe
   // pipe: the DevTools protocol over the child's file descriptors, so no port is opened at all.
   const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, pipe: true, args: ARGS, env });
   try {
-    const page = await browser.newPage();
-    const version = await browser.version();
+    return await fn(await browser.newPage(), await browser.version());
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Each run is `page.setContent(html)` + `page.pdf()` on the one page. Null when Chromium is not installed. */
+export function chromiumPeer(runs: number, warmup: number): Promise<PeerResult | null> {
+  return withChromiumPage(async (page, version) => {
     const times: number[] = [];
     let bytes = 0;
     for (let i = 0; i < warmup + runs; i++) {
       const started = performance.now();
-      await page.setContent(invoiceHtml(1_000_000 + i));
-      const pdf = await page.pdf({ format: 'A4', printBackground: true, margin: { top: '2cm', bottom: '2cm', left: '2cm', right: '2cm' }, displayHeaderFooter: true, headerTemplate: HEADER, footerTemplate: FOOTER });
+      const pdf = await printA4(page, invoiceHtml(1_000_000 + i));
       if (i >= warmup) times.push(performance.now() - started);
       bytes = pdf.byteLength;
       if (i === 0 && !/FontFile2|FontFile3/.test(Buffer.from(pdf).toString('latin1'))) throw new Error('Chromium printed the invoice without embedding a font (is fontconfig finding any?)');
     }
     return { version, times, bytes };
-  } finally {
-    await browser.close();
-  }
+  });
 }
