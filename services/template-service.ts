@@ -8,6 +8,7 @@ import { HttpError, errorSummary } from '../contracts/errors.js';
 import { MAX_TEMPLATES_PER_ORG, type CopyTemplate, type CreateTemplate, type TemplateScope, type TemplateSummary, type TemplateView, type UpdateTemplate } from '../contracts/templates.js';
 import type { DocumentJson } from '../contracts/document-json.js';
 import { MarkdownParser } from './markdown-parser.js';
+import { pageByPosition, uniqueSlug } from './slugs-and-pages.js';
 import { DocumentImages } from './document-images.js';
 import { checkDocumentConfig, locatedIssue, publicIssue } from './document-check.js';
 import { resolveStyle } from './styles.js';
@@ -54,9 +55,8 @@ export class TemplateService {
   /** GET /templates: one scope (default workspace), paged by position. */
   async list(orgId: string, scope: TemplateScope, page: { limit: number; cursor: string | null }): Promise<{ items: TemplateSummary[]; nextCursor: string | null }> {
     const all = scope === 'catalog' ? catalogTemplates().map((t) => this.#catalogView(t)) : (await this.store.listTemplates(orgId)).map(workspaceView);
-    const start = page.cursor === null ? 0 : cursorIndex(page.cursor, all.length);
-    const items = all.slice(start, start + page.limit).map(summary);
-    return { items, nextCursor: start + page.limit < all.length ? Buffer.from(String(start + page.limit)).toString('base64url') : null };
+    const { items, nextCursor } = pageByPosition(all, page);
+    return { items: items.map(summary), nextCursor };
   }
 
   /** GET /templates/markdown (legacy): the organization's templates, whole, as a bare array. */
@@ -188,15 +188,7 @@ export class TemplateService {
 
   /** The slug asked for (409 if another template has it), or one made from `name`, made unique with -2, -3, .... */
   #slug(existing: TemplateRecord[], asked: string | undefined, name: string): string {
-    const taken = new Set(existing.map((t) => t.slug));
-    if (asked !== undefined) {
-      if (taken.has(asked)) throw new HttpError('CONFLICT', `Another template of this organization has the slug "${asked}"; choose another slug or leave it out.`);
-      return asked;
-    }
-    const base = slugify(name);
-    let slug = base;
-    for (let n = 2; taken.has(slug); n++) slug = `${base}-${n}`;
-    return slug;
+    return uniqueSlug(new Set(existing.map((t) => t.slug)), asked, name, 'template');
   }
 
   async #own(orgId: string, id: string): Promise<TemplateRecord> {
@@ -224,11 +216,6 @@ function withAssetPaths(markdown: string, replaced: Map<string, string>): string
   let out = markdown;
   for (const [from, to] of replaced) out = out.split(from).join(to);
   return out;
-}
-
-export function slugify(name: string): string {
-  const s = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80).replace(/-+$/, '');
-  return s || 'template';
 }
 
 function catalogView(t: CatalogTemplate): TemplateView {
@@ -259,12 +246,4 @@ function workspaceView(t: TemplateRecord): TemplateView {
 function summary(t: TemplateView): TemplateSummary {
   const { markdown: _m, config: _c, warning: _w, version: _v, ...rest } = t;
   return rest;
-}
-
-function cursorIndex(cursor: string, length: number): number {
-  const n = Number(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!Number.isInteger(n) || n < 0 || n > length) {
-    throw new HttpError('VALIDATION_FAILED', 'cursor is not a cursor this list gave; pass the nextCursor of the previous page unchanged.', [{ path: 'query.cursor', message: 'is not a cursor of this list', code: 'INVALID_FIELD' }]);
-  }
-  return n;
 }
