@@ -15,6 +15,17 @@ export function compileSchema<T>(schema: TSchema | object): ValidateFunction<T> 
   return ajv.compile<T>(schema as object);
 }
 
+/**
+ * A JSON Schema a client sent (a reusable block's `schema`): compiled with the same ajv, then dropped from its cache
+ * so that client schemas neither pile up in memory nor meet each other. The caller has bounded its size and refused
+ * `$id` and non-local `$ref`; a schema ajv cannot compile throws.
+ */
+export function compileClientSchema(schema: object): ValidateFunction {
+  const validate = ajv.compile(schema);
+  ajv.removeSchema(schema);
+  return validate;
+}
+
 /** ajv's `/a/0/b` instance paths become `a[0].b`; the failing keyword names what is allowed. */
 export function formatAjvErrors(errors: ErrorObject[] | null | undefined, root = ''): FieldError[] {
   if (!errors) return [];
