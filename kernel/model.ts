@@ -191,6 +191,41 @@ export interface TemplateRecord {
   updatedAt: string;
 }
 
+/** One version of a reusable block: never changed once written (a restore writes a new one). */
+export interface BlockVersionRecord {
+  id: string;
+  version: number;
+  title: string;
+  markdown: string;
+  /** `{}` when none was given. */
+  schema: Record<string, unknown>;
+  variables: Record<string, unknown>;
+  createdAt: string;
+  changeNote: string | null;
+  restoredFromVersion: number | null;
+  /** The principal that wrote it (`key:<API key id>`). */
+  createdBy: string | null;
+}
+
+/** A reusable block of an organization with its whole version history, oldest first. */
+export interface BlockRecord {
+  id: string;
+  orgId: string;
+  name: string;
+  /** Unique among the organization's blocks. */
+  slug: string;
+  category: string | null;
+  tags: string[];
+  description: string | null;
+  status: 'DRAFT' | 'ACTIVE' | 'ARCHIVED';
+  /** The last version's number. */
+  currentVersion: number;
+  versions: BlockVersionRecord[];
+  createdBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** A permanent image (`/image/<id>`) of an organization, made from a temporary image when a document (or template) that uses it is saved. */
 export interface AssetRecord {
   id: string;

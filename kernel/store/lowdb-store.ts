@@ -6,8 +6,9 @@ import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
-import type { DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
+import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
+import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface LowdbStoreOptions {
@@ -365,6 +366,38 @@ export class LowdbStore implements Store {
     return { releasedAssets: released };
   }
 
+  async createBlock(block: BlockRecord): Promise<void> {
+    await this.#commit(ops.put('blocks', structuredClone(block)));
+  }
+
+  async getBlock(orgId: string, id: string): Promise<BlockRecord | undefined> {
+    const b = this.#own('blocks', orgId, id);
+    return b && structuredClone(b);
+  }
+
+  async listBlocks(orgId: string): Promise<BlockRecord[]> {
+    return Object.values(this.#data.blocks)
+      .filter((b) => b.orgId === orgId)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+      .map((b) => structuredClone(b));
+  }
+
+  async updateBlock(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, at: string): Promise<BlockRecord | undefined> {
+    const rec = this.#own('blocks', orgId, id);
+    if (!rec) return undefined;
+    const patch = { ...structuredClone(change(structuredClone(rec))), updatedAt: at };
+    const durable = this.#commit(ops.patch('blocks', id, patch));
+    const copy = structuredClone(rec);
+    await durable;
+    return copy;
+  }
+
+  async deleteBlock(orgId: string, id: string): Promise<boolean> {
+    if (!this.#own('blocks', orgId, id)) return false;
+    await this.#commit(ops.del('blocks', id));
+    return true;
+  }
+
   async getAsset(orgId: string, id: string): Promise<AssetRecord | undefined> {
     const a = this.#own('assets', orgId, id);
     return a && { ...a };
@@ -401,7 +434,7 @@ export class LowdbStore implements Store {
   }
 
   /** A record of the collection that belongs to the organization (own keys only: an id is never a prototype's). */
-  #own<C extends 'documents' | 'assets' | 'bulkJobs' | 'templates'>(coll: C, orgId: string, id: string): Data[C][string] | undefined {
+  #own<C extends 'documents' | 'assets' | 'bulkJobs' | 'templates' | 'blocks'>(coll: C, orgId: string, id: string): Data[C][string] | undefined {
     const rec = Object.hasOwn(this.#data[coll], id) ? (this.#data[coll][id] as Data[C][string]) : undefined;
     return rec && rec.orgId === orgId ? rec : undefined;
   }

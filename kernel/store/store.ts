@@ -1,5 +1,6 @@
 // The metadata store interface: the embedded lowdb store implements it today, PostgreSQL can later.
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
+import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 
 export interface Store {
@@ -93,6 +94,20 @@ export interface Store {
   /** As deleteDocument, for a template. */
   deleteTemplate(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
 
+  createBlock(block: BlockRecord): Promise<void>;
+  /** Scoped to the organization: another organization's block is undefined. */
+  getBlock(orgId: string, id: string): Promise<BlockRecord | undefined>;
+  /** The organization's blocks, oldest first. */
+  listBlocks(orgId: string): Promise<BlockRecord[]>;
+  /**
+   * Calls `change` with the stored block and writes what it returns (with `updatedAt: at`), with nothing in between:
+   * a change made from the current state (the next version number, a status move) cannot race another. `change` may
+   * throw to refuse (nothing is written). Undefined when the block is unknown or another organization's.
+   */
+  updateBlock(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, at: string): Promise<BlockRecord | undefined>;
+  /** False when the block is unknown or another organization's. */
+  deleteBlock(orgId: string, id: string): Promise<boolean>;
+
   getAsset(orgId: string, id: string): Promise<AssetRecord | undefined>;
   /** The organization's asset made from the temporary image `sourceImageId`, while a document still uses it. */
   findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined>;
@@ -113,6 +128,9 @@ export interface PageKey {
 
 /** The fields of a template a change may replace. */
 export type TemplateChange = Partial<Omit<TemplateRecord, 'id' | 'orgId' | 'version' | 'createdAt' | 'updatedAt'>>;
+
+/** The fields of a block a change may replace (a new version is the whole `versions` with it appended). */
+export type BlockChange = Partial<Pick<BlockRecord, 'name' | 'slug' | 'category' | 'tags' | 'description' | 'status' | 'currentVersion' | 'versions'>>;
 
 /** The fields of a document a change may replace. */
 export type DocumentChange = Partial<Pick<DocumentRecord, 'name' | 'config' | 'stylePresetId' | 'assetIds' | 'fromMarkdown'>>;
