@@ -24,6 +24,7 @@ import { styleRoutes } from './routes/styles.js';
 import { documentRoutes } from './routes/documents.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { templateRoutes } from './routes/templates.js';
+import { blockRoutes } from './routes/blocks.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -117,6 +118,7 @@ export function createServer(quire: Quire): QuireServer {
     ...documentRoutes(),
     ...bulkRoutes(),
     ...templateRoutes(),
+    ...blockRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];

@@ -31,6 +31,7 @@ import { DocumentImages } from '../services/document-images.js';
 import { DocumentService } from '../services/document-service.js';
 import { BulkService } from '../services/bulk-service.js';
 import { TemplateService } from '../services/template-service.js';
+import { BlockService } from '../services/block-service.js';
 import { CatalogPreviews } from '../services/catalog-previews.js';
 import { TableFileReader } from '../services/table-file-reader.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
@@ -51,6 +52,7 @@ export interface Services {
   documents: DocumentService;
   bulk: BulkService;
   templates: TemplateService;
+  blocks: BlockService;
   tables: TableFileReader;
 }
 
@@ -122,7 +124,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, CatalogPreviews]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, CatalogPreviews]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
     // Built before the first job can finish: they subscribe to the event bus when they are made.
@@ -132,7 +134,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     await kernel.start();
     // Bulk jobs whose items all ended while the server was down finish now (their items were recovered above).
     await bulk.recover();
-    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService) };
+    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService), blocks: c.resolve(BlockService) };
     return {
       container: c,
       kernel,
