@@ -55,7 +55,7 @@ export class BlockService {
 
   async list(orgId: string, filter: BlockFilter, page: { limit: number; cursor: string | null }): Promise<{ items: BlockSummary[]; nextCursor: string | null }> {
     const all = (await this.store.listBlocks(orgId)).filter(
-      (b) => (!filter.status || b.status === filter.status) && (filter.category === undefined || b.category === filter.category) && (filter.tag === undefined || b.tags.includes(filter.tag)),
+      (b) => (!filter.status || b.status === filter.status) && (filter.category === undefined || (b.category ?? '') === filter.category) && (filter.tag === undefined || b.tags.includes(filter.tag)),
     );
     const { items, nextCursor } = pageByPosition(all, page);
     return { items: items.map(summaryView), nextCursor };
