@@ -4,7 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { useTenants, type Tenants } from '../helpers/tenants.js';
-import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { OWNER_KEY, startServer } from '../helpers/quire-server.js';
 
 const API = '/api/v1/dev';
 const BLOCKS = `${API}/reusable-blocks`;
@@ -329,6 +330,24 @@ test('OpenAPI lists every reusable-block route with its schemas, and INVALID_TRA
   const params = at('/reusable-blocks').get.parameters.map((p: any) => p.name);
   for (const name of ['status', 'category', 'tag', 'limit', 'cursor']) assert.ok(params.includes(name), name);
   assert.match(JSON.stringify(doc), 'INVALID_TRANSITION');
+});
+
+// Last: it ends the suite's server.
+test('blocks and their whole version history survive a crash of the server (kill -9) and a restart', async () => {
+  const b = await create({ name: 'Durable', category: 'keep', tags: ['k'], schema: SCHEMA, variables: { contact: 'k@example.com' }, markdown: FOOTER });
+  await t.owner.post(`${BLOCKS}/${b.id}/versions`, { title: 'Two', markdown: 'Second.\n', changeNote: 'shorter' });
+  await t.owner.post(`${BLOCKS}/${b.id}/versions/1/restore`, {});
+  const before = (await t.owner.post(`${BLOCKS}/${b.id}/status`, { status: 'ACTIVE' })).body;
+  await t.server.kill();
+  const again = await startServer({ dataDir: t.server.dataDir });
+  try {
+    const after = await new ApiClient(again.baseUrl, OWNER_KEY).get(`${BLOCKS}/${b.id}`);
+    assert.is(after.status, 200, after.bytes.toString());
+    assert.equal(after.body, before);
+    assert.is(after.body.versions[2].restoredFromVersion, 1);
+  } finally {
+    await again.stop();
+  }
 });
 
 test.run();
