@@ -208,8 +208,12 @@ function compileVariablesSchema(schema: Record<string, unknown>): ValidateFuncti
   }
 }
 
-/** The first `$id` or non-local `$ref` in the schema: a block's schema stands alone and registers nothing. */
-function schemaReferenceIssue(node: unknown, path: string): FieldError | undefined {
+/**
+ * The first `$id`, non-local `$ref` or regular expression in the schema: a block's schema stands alone and registers
+ * nothing, and it carries no `pattern` or `patternProperties` (a regular expression chosen by a client could hold the
+ * server's event loop while variables are checked; JavaScript's RegExp has no time limit).
+ */
+function schemaReferenceIssue(node: unknown, path: string, parentKey = ''): FieldError | undefined {
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
       const found = schemaReferenceIssue(node[i], `${path}[${i}]`);
@@ -219,13 +223,18 @@ function schemaReferenceIssue(node: unknown, path: string): FieldError | undefin
   }
   if (!node || typeof node !== 'object') return undefined;
   for (const [key, value] of Object.entries(node)) {
+    // Under `properties` a key is a variable's name, not a keyword.
+    const keyword = parentKey !== 'properties';
+    if (keyword && ((key === 'pattern' && typeof value === 'string') || (key === 'patternProperties' && value && typeof value === 'object'))) {
+      return { path: `${path}.${key}`, message: 'regular expressions are not accepted in a block\'s schema; use enum, const, minLength/maxLength or format instead', code: 'INVALID_FIELD' };
+    }
     if (typeof value === 'string') {
       if (key === '$id') return { path: `${path}.${key}`, message: 'must not be set: a block\'s schema has no identifier of its own', code: 'INVALID_FIELD' };
       if ((key === '$ref' || key === '$dynamicRef' || key === '$recursiveRef') && !value.startsWith('#')) {
         return { path: `${path}.${key}`, message: `may only point inside the schema (start with "#"), not to "${value}"`, code: 'INVALID_FIELD' };
       }
     }
-    const found = schemaReferenceIssue(value, `${path}.${key}`);
+    const found = schemaReferenceIssue(value, `${path}.${key}`, keyword ? key : '');
     if (found) return found;
   }
   return undefined;

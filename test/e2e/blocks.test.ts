@@ -223,6 +223,13 @@ test('Markdown with errors is 400 with the line and column; so is a schema ajv c
   assert.is(remote.body.errors[0].path, 'schema.properties.a.$ref');
   assertProblem(await t.owner.post(BLOCKS, { name: 'Id', title: 'T', markdown: 'x\n', schema: { $id: 'urn:x', type: 'object' } }), 400, 'VALIDATION_FAILED');
   assertProblem(await t.owner.post(BLOCKS, { name: 'Array', title: 'T', markdown: 'x\n', schema: { type: 'array' } }), 400, 'VALIDATION_FAILED');
+  // A client's regular expression could hold the event loop (catastrophic backtracking): refused, by keyword only.
+  const regex = await t.owner.post(BLOCKS, { name: 'Regex', title: 'T', markdown: 'x\n', schema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } } });
+  assertProblem(regex, 400, 'VALIDATION_FAILED');
+  assert.is(regex.body.errors[0].path, 'schema.properties.code.pattern');
+  assertProblem(await t.owner.post(BLOCKS, { name: 'Regex keys', title: 'T', markdown: 'x\n', schema: { type: 'object', patternProperties: { '^x': { type: 'string' } } } }), 400, 'VALIDATION_FAILED');
+  const named = await t.owner.post(BLOCKS, { name: 'Named pattern', title: 'T', markdown: 'x\n', schema: { type: 'object', properties: { pattern: { type: 'string' } } }, variables: { pattern: 'stripes' } });
+  assert.is(named.status, 201, named.bytes.toString());
   const local = await t.owner.post(BLOCKS, { name: 'Local ref', title: 'T', markdown: 'x\n', schema: { type: 'object', definitions: { s: { type: 'string' } }, properties: { a: { $ref: '#/definitions/s' } } }, variables: { a: 'ok' } });
   assert.is(local.status, 201, local.bytes.toString());
 
