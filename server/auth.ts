@@ -21,6 +21,11 @@ export function requireRole(p: Principal, minimum: Role): void {
   }
 }
 
+/** A route's pre-validation for workspace writes (templates, blocks): an admin or owner key, 403 otherwise, before the body is read. */
+export function requireWriter(ctx: { principal: Principal | null }): void {
+  requireRole(ctx.principal!, 'admin');
+}
+
 export function roleAtLeast(role: Role, minimum: Role): boolean {
   return ROLE_RANK[role] >= ROLE_RANK[minimum];
 }

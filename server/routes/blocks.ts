@@ -18,7 +18,7 @@ import {
 } from '../../contracts/blocks.js';
 import { StringEnum } from '../../contracts/document-json.js';
 import type { BlockFilter } from '../../services/block-service.js';
-import { requireRole } from '../auth.js';
+import { requireWriter } from '../auth.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
@@ -33,11 +33,6 @@ const orgOf = (ctx: RouteContext) => ctx.principal!.orgId;
 /** Who wrote a block or version: Quire has no user accounts, so the caller's principal (`key:<API key id>`). */
 const byOf = (ctx: RouteContext) => ctx.principal!.subject;
 const WRITERS = 'Owners and admins only (members read blocks).';
-
-/** Writers: an admin or owner key (403 otherwise), checked before the body is read. */
-function writer(ctx: RouteContext): void {
-  requireRole(ctx.principal!, 'admin');
-}
 
 function filterOf(ctx: RouteContext): BlockFilter {
   const status = ctx.query.get('status');
@@ -121,7 +116,7 @@ export function blockRoutes(): RouteDefinition[] {
       method: 'POST',
       path: BASE,
       auth: 'key',
-      preValidation: writer,
+      preValidation: requireWriter,
       body: { mismatch: 'The request body does not match POST /reusable-blocks.', limit: BODY_LIMIT },
       handler: create,
       doc: {
@@ -136,17 +131,17 @@ export function blockRoutes(): RouteDefinition[] {
       method: 'PATCH',
       path: one,
       auth: 'key',
-      preValidation: writer,
+      preValidation: requireWriter,
       body: { mismatch: 'The request body does not match PATCH /reusable-blocks/{blockId}.' },
       handler: update,
       doc: { tag, summary: "Change a block's name, slug, category, tags or description", description: `Content changes are new versions. ${WRITERS}`, body: UpdateBlockSchema, responses: { 200: BlockSchema } },
     },
-    { method: 'DELETE', path: one, auth: 'key', preValidation: writer, handler: remove, doc: { tag, summary: 'Delete a reusable block with all its versions', description: WRITERS, responses: { 204: null } } },
+    { method: 'DELETE', path: one, auth: 'key', preValidation: requireWriter, handler: remove, doc: { tag, summary: 'Delete a reusable block with all its versions', description: WRITERS, responses: { 204: null } } },
     {
       method: 'POST',
       path: `${one}/versions`,
       auth: 'key',
-      preValidation: writer,
+      preValidation: requireWriter,
       body: { mismatch: 'The request body does not match POST /reusable-blocks/{blockId}/versions.', limit: BODY_LIMIT },
       handler: addVersion,
       doc: {
@@ -161,7 +156,7 @@ export function blockRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${one}/versions/:version/restore`,
       auth: 'key',
-      preValidation: (ctx) => (writer(ctx), versionOf(ctx)),
+      preValidation: (ctx) => (requireWriter(ctx), versionOf(ctx)),
       handler: restore,
       doc: { tag, summary: "Restore a version: a new current version copying that one's title, Markdown, schema and variables, with restoredFromVersion", description: WRITERS, responses: { 201: BlockSchema } },
     },
@@ -169,7 +164,7 @@ export function blockRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${one}/status`,
       auth: 'key',
-      preValidation: writer,
+      preValidation: requireWriter,
       body: { mismatch: 'The request body does not match POST /reusable-blocks/{blockId}/status.' },
       handler: setStatus,
       doc: {

@@ -17,7 +17,7 @@ import {
   type UpdateTemplate,
 } from '../../contracts/templates.js';
 import { StringEnum } from '../../contracts/document-json.js';
-import { requireRole } from '../auth.js';
+import { requireWriter } from '../auth.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
@@ -35,11 +35,6 @@ function scopeOf(ctx: RouteContext): TemplateScope {
     throw new HttpError('VALIDATION_FAILED', `scope must be workspace or catalog, not "${v}".`, [{ path: 'query.scope', message: 'must be workspace or catalog', code: 'INVALID_FIELD' }]);
   }
   return v as TemplateScope;
-}
-
-/** Writers: an admin or owner key (403 otherwise), checked before the body is read. */
-function writer(ctx: RouteContext): void {
-  requireRole(ctx.principal!, 'admin');
 }
 
 async function list(ctx: RouteContext, pre: { scope: TemplateScope; page: { limit: number; cursor: string | null } }): Promise<void> {
@@ -135,7 +130,7 @@ export function templateRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/templates`,
       auth: 'key',
-      preValidation: writer,
+      preValidation: requireWriter,
       body: { mismatch: 'The request body does not match POST /templates.', limit: BODY_LIMIT },
       handler: create,
       doc: {
@@ -150,17 +145,17 @@ export function templateRoutes(): RouteDefinition[] {
       method: 'PATCH',
       path: one,
       auth: 'key',
-      preValidation: (ctx) => (writer(ctx), ifMatchOf(ctx)),
+      preValidation: (ctx) => (requireWriter(ctx), ifMatchOf(ctx)),
       body: { mismatch: 'The request body does not match PATCH /templates/{templateId}.', limit: BODY_LIMIT },
       handler: update,
       doc: { tag, summary: 'Change a workspace template', description: `Catalog templates are read-only (403). \`If-Match: <version>\` guards against lost updates (412). ${WRITERS}`, body: UpdateTemplateSchema, responses: { 200: TemplateSchema } },
     },
-    { method: 'DELETE', path: one, auth: 'key', preValidation: writer, handler: remove, doc: { tag, summary: 'Delete a workspace template', description: `Documents made from it keep their content. ${WRITERS}`, responses: { 204: null } } },
+    { method: 'DELETE', path: one, auth: 'key', preValidation: requireWriter, handler: remove, doc: { tag, summary: 'Delete a workspace template', description: `Documents made from it keep their content. ${WRITERS}`, responses: { 204: null } } },
     {
       method: 'POST',
       path: `${one}/copy`,
       auth: 'key',
-      preValidation: writer,
+      preValidation: requireWriter,
       body: { mismatch: 'The request body does not match POST /templates/{templateId}/copy.', optional: true },
       handler: copy,
       doc: { tag, summary: 'Copy a template (catalog or workspace) into the workspace', description: `An independent copy, productive by default. ${WRITERS}`, body: CopyTemplateSchema, responses: { 201: TemplateSchema } },
