@@ -17,6 +17,7 @@ import { JobNotifier } from '../kernel/job-notifier.js';
 import { JobWaiter } from '../kernel/job-waiter.js';
 import { RenderService, type PlannedRender } from './render-service.js';
 import { DownloadLinks } from './download-links.js';
+import { savedDocument } from './document-check.js';
 import { MAX_BULK_DOCUMENT_BYTES, type BulkFormat, type BulkJob } from '../contracts/documents.js';
 import type { QuireConfig } from '../kernel/config.js';
 import type { Clock } from '../kernel/clock.js';
@@ -74,7 +75,7 @@ export class BulkService {
    */
   async create(orgId: string, request: BulkRequest, endpoint: string): Promise<BulkJobRecord> {
     if (request.webhook) this.jobs.checkWebhook(request.webhook);
-    const doc = await this.renders.savedDocument(orgId, request.documentId);
+    const doc = await savedDocument(this.store, orgId, request.documentId);
     const docType = String((doc.config.document as { type?: string } | undefined)?.type ?? 'pdf').toUpperCase() as BulkFormat;
     const format = request.format ?? docType;
     const docBytes = Buffer.byteLength(JSON.stringify(doc.config));

@@ -7,6 +7,7 @@ import { validateDocument, scanReferences } from '../document/validator.js';
 import { mergeDefaults } from '../document/styles.js';
 import { resolveStyle } from './styles.js';
 import type { Store } from '../kernel/store/store.js';
+import type { DocumentRecord } from '../kernel/model.js';
 import type { Issue } from '../document/markdown/index.js';
 
 export interface CheckedDocument {
@@ -28,6 +29,17 @@ export async function checkDocumentConfig(store: Store, orgId: string, config: R
   const strictFindings = configPaths([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
   if (strict && strictFindings.length) throw new HttpError('VALIDATION_FAILED', `Strict mode: ${errorSummary(strictFindings)}.`, strictFindings);
   return { document, warnings };
+}
+
+/** The organization's saved document; 404 for unknown ids and other organizations' documents. */
+export async function savedDocument(store: Store, orgId: string, id: string): Promise<DocumentRecord> {
+  const doc = await store.getDocument(orgId, id);
+  if (!doc) throw documentNotFound(id);
+  return doc;
+}
+
+export function documentNotFound(id: string): HttpError {
+  return new HttpError('NOT_FOUND', `Document ${id} was not found (unknown, deleted, or another organization's).`);
 }
 
 /** Paths of the document placed in the request body (`config.sections[0]…`). */

@@ -13,7 +13,7 @@ import type { Issue } from '../document/markdown/index.js';
 import { MarkdownParser } from './markdown-parser.js';
 import { DocumentImages } from './document-images.js';
 import { TemplateService } from './template-service.js';
-import { checkDocumentConfig, locatedIssue, publicIssue } from './document-check.js';
+import { checkDocumentConfig, documentNotFound, locatedIssue, publicIssue, savedDocument } from './document-check.js';
 import { resolveStyle } from './styles.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Store, DocumentChange, PageKey } from '../kernel/store/store.js';
@@ -51,7 +51,7 @@ export class DocumentService {
     const seed = body.templateId !== undefined ? await this.templates.seed(orgId, body.templateId) : undefined;
     const config = seed ? (seed.config as unknown as Record<string, unknown>) : body.config!;
     const stylePresetId = body.stylePresetId ?? seed?.stylePresetId ?? undefined;
-    const { warnings } = await this.#checkJson(orgId, config, stylePresetId, strict);
+    const { warnings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict);
     return this.#save(orgId, body.name ?? seed?.name, config as unknown as DocumentJson, stylePresetId ?? null, warnings, 'config.');
   }
 
@@ -89,7 +89,7 @@ export class DocumentService {
 
   async delete(orgId: string, id: string): Promise<void> {
     const gone = await this.images.exclusive(orgId, () => this.store.deleteDocument(orgId, id));
-    if (!gone) throw notFound(id);
+    if (!gone) throw documentNotFound(id);
     await this.images.release(gone.releasedAssets);
   }
 
@@ -117,7 +117,8 @@ export class DocumentService {
     const parsed = await this.markdown.parse(markdown, { strict });
     if (parsed.errors.length || !parsed.document) throw markdownErrors(parsed.errors, 'markdown');
     const warnings = parsed.warnings.map(publicIssue);
-    if (current.stylePresetId) await checkDocumentConfig(this.store, orgId, parsed.document as unknown as Record<string, unknown>, current.stylePresetId, strict);
+    // The parse checked the document (with strict); its preset must still exist, as on create.
+    if (current.stylePresetId) await resolveStyle(this.store, orgId, current.stylePresetId);
     return this.#change(orgId, id, { config: parsed.document }, ifMatch, warnings, '');
   }
 
@@ -126,18 +127,12 @@ export class DocumentService {
     const current = await this.#find(orgId, id);
     const stylePresetId = body.stylePresetId === undefined ? current.stylePresetId : body.stylePresetId;
     const config = body.config ?? current.config;
-    const { warnings } = await this.#checkJson(orgId, config, stylePresetId ?? undefined, strict);
+    const { warnings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId ?? undefined, strict);
     const change: { name?: string; config?: DocumentJson; stylePresetId?: string | null } = {};
     if (body.name !== undefined) change.name = body.name;
     if (body.config !== undefined) change.config = body.config as unknown as DocumentJson;
     if (body.stylePresetId !== undefined) change.stylePresetId = body.stylePresetId;
     return this.#change(orgId, id, change, ifMatch, warnings, 'config.');
-  }
-
-  async #checkJson(orgId: string, config: Record<string, unknown>, stylePresetId: string | undefined, strict: boolean) {
-    const checked = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict);
-    await this.images.check(orgId, checked.document);
-    return checked;
   }
 
   /** `prefix` places image errors in the request: `config.` for JSON, '' for a document Markdown parsed to. */
@@ -180,7 +175,7 @@ export class DocumentService {
         newAssets = saved.newAssets;
       }
       const outcome = await this.store.updateDocument(orgId, id, stored, newAssets, this.clock.now().toISOString(), ifMatch);
-      if (outcome === undefined) throw notFound(id);
+      if (outcome === undefined) throw documentNotFound(id);
       if (outcome === 'conflict') {
         // The assets made for this change are not written: their bytes go too.
         await this.images.release(newAssets.map((a) => a.id));
@@ -193,15 +188,9 @@ export class DocumentService {
     return { ...documentView(document), warnings };
   }
 
-  async #find(orgId: string, id: string): Promise<DocumentRecord> {
-    const doc = await this.store.getDocument(orgId, id);
-    if (!doc) throw notFound(id);
-    return doc;
+  #find(orgId: string, id: string): Promise<DocumentRecord> {
+    return savedDocument(this.store, orgId, id);
   }
-}
-
-function notFound(id: string): HttpError {
-  return new HttpError('NOT_FOUND', `Document ${id} was not found (unknown, deleted, or another organization's).`);
 }
 
 function markdownErrors(errors: Issue[], field = 'content'): HttpError {

@@ -39,22 +39,12 @@ export class MarkdownParser {
 
   /** The parse result; a source that overruns the deadline or the memory limit is an error of the result, not an exception. */
   async parse(source: string, options: ParseOptions): Promise<ParseResult> {
-    if (this.#piscina.queueSize >= this.#piscina.options.maxQueue) {
-      throw new HttpError('SERVICE_BUSY', 'Too many Markdown documents are being read at once; retry shortly.', undefined, { 'Retry-After': '2' });
-    }
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
-    try {
-      return (await this.#piscina.run({ source, options }, { signal: controller.signal })) as ParseResult;
-    } catch (e) {
-      const timedOut = controller.signal.aborted;
+    return this.#run<ParseResult>({ source, options }, undefined, 'read', (timedOut, e) => {
       const message = timedOut
         ? `the Markdown took longer than ${this.#timeoutMs / 1000} s to read; split it into smaller documents`
         : `the Markdown could not be read within the parser's limits (${(e as Error)?.message ?? String(e)}); split it into smaller documents`;
       return { document: null, errors: [{ path: '(markdown)', message, code: 'LIMIT_EXCEEDED', line: 1, column: 1 }], warnings: [] };
-    } finally {
-      clearTimeout(timer);
-    }
+    });
   }
 
   /**
@@ -62,16 +52,26 @@ export class MarkdownParser {
    * `check: false` skips reading it back, for a document Markdown parsed to.
    */
   async toMarkdown(document: DocumentJson, check = true): Promise<MarkdownOf> {
+    return this.#run<MarkdownOf>({ document, check }, 'toMarkdown', 'written', (timedOut, e) => {
+      const why = timedOut ? `took longer than ${this.#timeoutMs / 1000} s` : `failed (${(e as Error)?.message ?? String(e)})`;
+      return { markdown: '', lost: { path: '(document)', what: `writing it as Markdown ${why}` } };
+    });
+  }
+
+  /**
+   * One task on the pool: 503 when the queue is full (`verb` says what is done to the documents), the deadline
+   * enforced; a task that overruns it or fails becomes `failed`'s answer, not an exception.
+   */
+  async #run<T>(task: object, name: string | undefined, verb: string, failed: (timedOut: boolean, e: unknown) => T): Promise<T> {
     if (this.#piscina.queueSize >= this.#piscina.options.maxQueue) {
-      throw new HttpError('SERVICE_BUSY', 'Too many Markdown documents are being written at once; retry shortly.', undefined, { 'Retry-After': '2' });
+      throw new HttpError('SERVICE_BUSY', `Too many Markdown documents are being ${verb} at once; retry shortly.`, undefined, { 'Retry-After': '2' });
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     try {
-      return (await this.#piscina.run({ document, check }, { name: 'toMarkdown', signal: controller.signal })) as MarkdownOf;
+      return (await this.#piscina.run(task, { ...(name ? { name } : {}), signal: controller.signal })) as T;
     } catch (e) {
-      const why = controller.signal.aborted ? `took longer than ${this.#timeoutMs / 1000} s` : `failed (${(e as Error)?.message ?? String(e)})`;
-      return { markdown: '', lost: { path: '(document)', what: `writing it as Markdown ${why}` } };
+      return failed(controller.signal.aborted, e);
     } finally {
       clearTimeout(timer);
     }

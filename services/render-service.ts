@@ -21,7 +21,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { DocumentRecord, JobRecord, WebhookConfig } from '../kernel/model.js';
 import type { RenderDocument } from '../contracts/documents.js';
 import { DocumentImages } from './document-images.js';
-import { checkDocumentConfig, isObject, locatedIssue, publicIssue } from './document-check.js';
+import { checkDocumentConfig, isObject, locatedIssue, publicIssue, savedDocument } from './document-check.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
 
 /** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
@@ -87,16 +87,10 @@ export class RenderService {
 
   /** POST /render/document/{documentId}: the saved document with the request's fields (see planDocument). */
   async createFromDocument(orgId: string, documentId: string, body: RenderDocument, strict: boolean, endpoint: string): Promise<JobRecord> {
-    const doc = await this.savedDocument(orgId, documentId);
+    const doc = await savedDocument(this.store, orgId, documentId);
     return this.#admit(orgId, await this.planDocument(orgId, doc, body, strict, endpoint));
   }
 
-  /** The organization's saved document (404 for unknown ids and other organizations' documents). */
-  async savedDocument(orgId: string, documentId: string): Promise<DocumentRecord> {
-    const doc = await this.store.getDocument(orgId, documentId);
-    if (!doc) throw new HttpError('NOT_FOUND', `Document ${documentId} was not found (unknown, deleted, or another organization's).`);
-    return doc;
-  }
 
   /**
    * A render of a saved document, checked and priced but not admitted (a bulk render admits many at once): the
