@@ -50,6 +50,8 @@ export const DOCUMENT_LIMITS = {
   shortTextLength: 200,
   headerFooterLength: 500,
   cslFields: 100,
+  /** Reusable blocks inside blocks (linked, or snapshot content inside snapshot content). */
+  blockDepth: 5,
 } as const;
 
 const L = DOCUMENT_LIMITS;
@@ -421,9 +423,15 @@ export const BlockRefElementSchema = Obj(
     type: Type.Literal('blockRef'),
     blockId: Type.String({ pattern: '^[A-Za-z0-9_-]{1,100}$', ...hint('must be a reusable block id'), description: 'Id of a reusable block of the organization.' }),
     mode: StringEnum(['linked', 'snapshot'] as const, { description: 'linked: always the block\'s current (or given) version; snapshot: an editable copy taken when inserted.' }),
-    version: Type.Optional(Type.Integer({ minimum: 1, description: 'Block version; default the current one.' })),
+    version: Type.Optional(Type.Integer({ minimum: 1, description: 'Block version. linked: pinned to this version (default: the current one, resolved at every render); snapshot: the version to copy (default: the current one), and once saved the version the content was copied from.' })),
+    content: Type.Optional(
+      Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }), {
+        maxItems: L.flowElements,
+        description: `snapshot only: the block's content as elements (like a section's content), copied from the block when the document is saved and edited freely afterwards; blockId and version say where it came from. Absent on a snapshot that is not saved yet. Max ${L.flowElements}; blocks nest at most ${L.blockDepth} deep.`,
+      }),
+    ),
   },
-  'A reusable content block.',
+  'A reusable block of the organization: linked (resolved at render time) or snapshot (its content copied into the document when it is saved).',
 );
 export type BlockRefElement = Static<typeof BlockRefElementSchema>;
 

@@ -43,18 +43,29 @@ export function visitElement<R, C>(el: Element, handlers: ElementHandlers<R, C> 
   return (handlers as Partial<SomeElementHandlers<R, C>>).otherwise?.(el, context as C) as R;
 }
 
-/** Each element of each section in document order, with its path `sections[i].content[j]` (after `prefix`). */
+/**
+ * Each element of each section in document order, with its path `sections[i].content[j]` (after `prefix`); the
+ * elements a blockRef holds (a saved snapshot's content) follow it, at `….content[j].content[k]`.
+ */
 export function forEachElement(doc: DocumentJson, visit: (el: Element, path: string, section: Section) => void, prefix = ''): void {
-  doc.sections.forEach((section, i) => section.content.forEach((el, j) => visit(el, `${prefix}sections[${i}].content[${j}]`, section)));
+  doc.sections.forEach((section, i) => walkContent(section.content, `${prefix}sections[${i}].content`, (el, path) => visit(el, path, section)));
 }
 
-/** The anchors a reference may point to: every section id and element id. */
+function walkContent(content: readonly Element[], base: string, visit: (el: Element, path: string) => void): void {
+  content.forEach((el, j) => {
+    const path = `${base}[${j}]`;
+    visit(el, path);
+    if (el.type === 'blockRef' && Array.isArray(el.content)) walkContent(el.content as unknown as Element[], `${path}.content`, visit);
+  });
+}
+
+/** The anchors a reference may point to: every section id and element id (in blocks' content too). */
 export function anchorIds(doc: DocumentJson): Set<string> {
   const ids = new Set<string>();
-  for (const section of doc.sections) {
-    if (section.id) ids.add(section.id);
-    for (const el of section.content) if ('id' in el && typeof el.id === 'string') ids.add(el.id);
-  }
+  for (const section of doc.sections) if (section.id) ids.add(section.id);
+  forEachElement(doc, (el) => {
+    if ('id' in el && typeof el.id === 'string') ids.add(el.id);
+  });
   return ids;
 }
 

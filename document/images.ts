@@ -1,6 +1,6 @@
 // Where a document draws images: image elements and image variables, each with its JSON path. Rendering checks
 // and loads them; saving a document turns its temporary images into permanent assets.
-import type { DocumentJson } from '../contracts/document-json.js';
+import type { DocumentJson, Element } from '../contracts/document-json.js';
 
 export interface ImageUse {
   src: string;
@@ -14,11 +14,13 @@ interface Found extends ImageUse {
 
 function found(doc: DocumentJson): Found[] {
   const out: Found[] = [];
-  (doc.sections ?? []).forEach((s, i) =>
-    (s.content ?? []).forEach((el, j) => {
-      if (el.type === 'image') out.push({ src: el.src, path: `sections[${i}].content[${j}].src`, holder: el });
-    }),
-  );
+  const walk = (content: readonly Element[], base: string) =>
+    content.forEach((el, j) => {
+      if (el.type === 'image') out.push({ src: el.src, path: `${base}[${j}].src`, holder: el });
+      // A saved snapshot's content is the document's own.
+      if (el.type === 'blockRef' && Array.isArray(el.content)) walk(el.content as unknown as Element[], `${base}[${j}].content`);
+    });
+  (doc.sections ?? []).forEach((s, i) => walk(s.content ?? [], `sections[${i}].content`));
   for (const [name, v] of Object.entries(doc.variables ?? {})) {
     if (v && typeof v === 'object' && !Array.isArray(v) && (v as { type?: string }).type === 'image') {
       const holder = v as { src: string };

@@ -21,9 +21,13 @@ export function walkAnchors(doc: unknown, onDuplicate?: (id: string, path: strin
   arr(doc.sections).forEach((section, i) => {
     if (!isObj(section)) return;
     claim(section.id, `sections[${i}].id`);
-    arr(section.content).forEach((el, j) => {
-      if (isObj(el)) claim(el.id, `sections[${i}].content[${j}].id`);
-    });
+    const walk = (content: unknown[], base: string) =>
+      content.forEach((el, j) => {
+        if (!isObj(el)) return;
+        claim(el.id, `${base}[${j}].id`);
+        if (el.type === 'blockRef' && Array.isArray(el.content)) walk(el.content, `${base}[${j}].content`);
+      });
+    walk(arr(section.content), `sections[${i}].content`);
   });
   return anchors;
 }

@@ -5,6 +5,7 @@ import type { FieldError } from '../contracts/errors.js';
 import { formatAjvErrors } from '../contracts/schema.js';
 import { ABBREVIATION_KEY_PATTERN, DOCUMENT_LIMITS, DocumentJsonSchema, VARIABLE_NAME_PATTERN, type DocumentJson } from '../contracts/document-json.js';
 import { arr, isObj, walkAnchors, type Obj } from './references.js';
+import { hasBlockRefs, spliceBlocks } from './block-refs.js';
 
 export { maskLiterals, scanReferences, type ReferenceReport } from './references.js';
 
@@ -38,8 +39,14 @@ export function validateDocument(doc: unknown): DocumentValidation {
     return { valid: false, errors: [{ path: '(body)', message: 'must be a JSON object', code: 'INVALID_FIELD' }] };
   }
   const checkSchema = documentSchema();
+  // Snapshot blocks hold elements: the sections are checked with them spliced in (where they render), then restored.
+  const spliced = hasBlockRefs(copy) ? spliceInPlace(copy as DocumentJson) : undefined;
   const schemaOk = checkSchema(copy);
-  const errors = [...(schemaOk ? [] : schemaErrors(checkSchema.errors ?? [])), ...semanticErrors(copy)];
+  let errors = [...(schemaOk ? [] : schemaErrors(checkSchema.errors ?? [])), ...semanticErrors(copy)];
+  if (spliced) {
+    errors = [...spliced.errors, ...errors.map((e) => ({ ...e, path: spliced.origin(e.path) }))];
+    spliced.restore();
+  }
   const unique = dedupe(errors);
   if (unique.length > MAX_REPORTED_ERRORS) {
     const more = unique.length - MAX_REPORTED_ERRORS;
@@ -47,6 +54,26 @@ export function validateDocument(doc: unknown): DocumentValidation {
     unique.push({ path: '(body)', message: `${more} more errors are not listed; fix these first`, code: 'TOO_MANY_ERRORS' });
   }
   return unique.length ? { valid: false, errors: unique } : { valid: true, errors: [], document: copy as DocumentJson };
+}
+
+/**
+ * Puts the spliced content (blockRefs kept in front of their elements, without them) into the document's own sections,
+ * so that the schema's defaults land in the document's elements; `restore` puts the blocks' content back.
+ */
+function spliceInPlace(doc: DocumentJson): { origin: (path: string) => string; errors: FieldError[]; restore(): void } {
+  const { document, origin, errors } = spliceBlocks(doc, true);
+  const sections = doc.sections as unknown[];
+  const saved = sections.map((s) => (isObj(s) ? s.content : undefined));
+  document.sections.forEach((s, i) => {
+    if (isObj(sections[i]) && isObj(s)) (sections[i] as Obj).content = s.content;
+  });
+  return {
+    origin,
+    errors,
+    restore: () => saved.forEach((content, i) => {
+      if (isObj(sections[i])) (sections[i] as Obj).content = content;
+    }),
+  };
 }
 
 function dedupe(errors: FieldError[]): FieldError[] {

@@ -32,6 +32,7 @@ import { DocumentService } from '../services/document-service.js';
 import { BulkService } from '../services/bulk-service.js';
 import { TemplateService } from '../services/template-service.js';
 import { BlockService } from '../services/block-service.js';
+import { BlockInsertion } from '../services/block-insertion.js';
 import { CatalogPreviews } from '../services/catalog-previews.js';
 import { TableFileReader } from '../services/table-file-reader.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
@@ -124,7 +125,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, CatalogPreviews]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
     // Built before the first job can finish: they subscribe to the event bus when they are made.

@@ -1,6 +1,7 @@
 // Reusable blocks (spec "Reusable block", DESIGN §8): named Extended Markdown content of an organization with an
 // append-only version history (restore appends a copy), a status (DRAFT, ACTIVE, ARCHIVED) and variables checked
-// against the version's JSON Schema. Inserting blocks into documents (`blockRef`) is not part of this service yet.
+// against the version's JSON Schema. Inserting blocks into documents is block-insertion.ts; a version's own
+// insertions are checked here (they exist, no cycle, at most 5 deep).
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
@@ -24,6 +25,10 @@ import {
   type UpdateBlock,
 } from '../contracts/blocks.js';
 import { MarkdownParser } from './markdown-parser.js';
+import { BlockInsertion, blockErrors } from './block-insertion.js';
+import { hasBlockRefs } from '../document/block-refs.js';
+import type { ParseResult } from '../document/markdown/index.js';
+import type { DocumentJson } from '../contracts/document-json.js';
 import { locatedIssue, publicIssue } from './document-check.js';
 import { pageByPosition, uniqueSlug } from './slugs-and-pages.js';
 import type { Clock } from '../kernel/clock.js';
@@ -51,6 +56,7 @@ export class BlockService {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Store) private readonly store: Store,
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
+    @inject(BlockInsertion) private readonly insertion: BlockInsertion,
   ) {}
 
   async list(orgId: string, filter: BlockFilter, page: { limit: number; cursor: string | null }): Promise<{ items: BlockSummary[]; nextCursor: string | null }> {
@@ -67,7 +73,8 @@ export class BlockService {
 
   /** POST /reusable-blocks: the block with version 1, DRAFT. `by` is the caller's principal. */
   async create(orgId: string, body: CreateBlock, by: string): Promise<BlockView> {
-    const content = await this.#checked(body);
+    const id = randomUUID();
+    const content = await this.#checked(orgId, body, { id, name: body.name });
     return this.#creating.run(orgId, async () => {
       const existing = await this.store.listBlocks(orgId);
       if (existing.length >= MAX_BLOCKS_PER_ORG) {
@@ -76,7 +83,7 @@ export class BlockService {
       const slug = uniqueSlug(new Set(existing.map((b) => b.slug)), body.slug, body.name, 'block');
       const now = this.clock.now().toISOString();
       const rec: BlockRecord = {
-        id: randomUUID(),
+        id,
         orgId,
         name: body.name,
         slug,
@@ -116,14 +123,17 @@ export class BlockService {
 
   /** POST /reusable-blocks/{id}/versions: a new current version; earlier ones never change. */
   async addVersion(orgId: string, id: string, body: CreateBlockVersion, by: string): Promise<BlockView> {
-    await this.#own(orgId, id);
-    const content = await this.#checked(body);
+    const block = await this.#own(orgId, id);
+    const content = await this.#checked(orgId, body, block);
     return this.#append(orgId, id, () => ({ content, changeNote: body.changeNote ?? null, restoredFrom: null }), by);
   }
 
   /** POST /reusable-blocks/{id}/versions/{version}/restore: a new version copying the content of `version`. */
   async restore(orgId: string, id: string, version: number, by: string): Promise<BlockView> {
-    await this.#own(orgId, id);
+    const block = await this.#own(orgId, id);
+    const old = block.versions.find((v) => v.version === version);
+    // The blocks it inserts may have changed since: checked again, as a new version's would be.
+    if (old) await this.#parsed(orgId, old.markdown, block);
     return this.#append(orgId, id, (current) => {
       const from = current.versions.find((v) => v.version === version);
       if (!from) {
@@ -172,11 +182,8 @@ export class BlockService {
    * A version's content, checked: the Markdown parses without errors (at most 256 KiB), the schema is a bounded JSON
    * Schema of an object that ajv compiles, and the variables validate against it.
    */
-  async #checked(body: VersionContent): Promise<Required<VersionContent>> {
-    const parsed = await this.markdown.parse(body.markdown, { maxBytes: MAX_BLOCK_MARKDOWN_BYTES });
-    if (parsed.errors.length || !parsed.document) {
-      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be saved as a block: ${errorSummary(parsed.errors.map((i) => locatedIssue(i, 'markdown')))}.`, parsed.errors.map(publicIssue));
-    }
+  async #checked(orgId: string, body: VersionContent, self: Pick<BlockRecord, 'id' | 'name'>): Promise<Required<VersionContent>> {
+    const parsed = await this.#parsed(orgId, body.markdown, self);
     const schema = body.schema ?? {};
     const variables = body.variables ?? {};
     const validate = compileVariablesSchema(schema);
@@ -185,6 +192,22 @@ export class BlockService {
       throw new HttpError('VALIDATION_FAILED', `The variables do not match the block's schema: ${errorSummary(errors)}.`, errors);
     }
     return { title: body.title, markdown: body.markdown, schema, variables };
+  }
+
+  /**
+   * The Markdown of a version, parsed, with the blocks it inserts checked: they exist (in the organization), nothing
+   * leads back to `self`, and with `self` they nest at most 5 deep.
+   */
+  async #parsed(orgId: string, markdown: string, self: Pick<BlockRecord, 'id' | 'name'>): Promise<ParseResult & { document: DocumentJson }> {
+    const parsed = await this.markdown.parse(markdown, { maxBytes: MAX_BLOCK_MARKDOWN_BYTES });
+    if (parsed.errors.length || !parsed.document) {
+      throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be saved as a block: ${errorSummary(parsed.errors.map((i) => locatedIssue(i, 'markdown')))}.`, parsed.errors.map(publicIssue));
+    }
+    if (hasBlockRefs(parsed.document)) {
+      const inserted = await this.insertion.insert(orgId, parsed.document, { linked: true, purpose: 'save', within: { blockId: self.id, name: self.name } });
+      if (inserted.errors.length) throw blockErrors(inserted.errors, 'markdown.');
+    }
+    return parsed as ParseResult & { document: DocumentJson };
   }
 
   async #own(orgId: string, id: string): Promise<BlockRecord> {

@@ -9,6 +9,8 @@ import { resolveStyle } from './styles.js';
 import type { Store } from '../kernel/store/store.js';
 import type { DocumentRecord } from '../kernel/model.js';
 import type { Issue } from '../document/markdown/index.js';
+import { hasBlockRefs, spliceBlocks } from '../document/block-refs.js';
+import { blockErrors, type BlockInsertion, type InsertionPurpose } from './block-insertion.js';
 
 export interface CheckedDocument {
   /** The document with the preset beneath its defaults and the schema defaults filled in: what a renderer takes. */
@@ -17,18 +19,66 @@ export interface CheckedDocument {
   warnings: FieldError[];
 }
 
-export async function checkDocumentConfig(store: Store, orgId: string, config: Record<string, unknown>, stylePresetId: string | undefined, strict: boolean): Promise<CheckedDocument> {
+/** How a check treats reusable blocks: inserted for a render, or checked as a render would insert them for a save. */
+export interface BlockCheck {
+  insertion: BlockInsertion;
+  purpose: InsertionPurpose;
+}
+
+/**
+ * `blocks`: the document's reusable blocks are inserted and the whole checked again with them (without it, a blockRef
+ * is only checked for its own fields: the catalog's previews have no organization). The document of the answer is
+ * then the one with the blocks spliced into its sections, and paths name the original document's places.
+ */
+export async function checkDocumentConfig(store: Store, orgId: string, config: Record<string, unknown>, stylePresetId: string | undefined, strict: boolean, blocks?: BlockCheck): Promise<CheckedDocument> {
   // A preset lies beneath the document's own defaults; an invalid `config.defaults` is still reported at its own path.
   const preset = stylePresetId ? await resolveStyle(store, orgId, stylePresetId) : undefined;
   const styled = preset && (config.defaults === undefined || isObject(config.defaults)) ? { ...config, defaults: mergeDefaults(preset, config.defaults as Defaults | undefined) } : config;
   const validation = validateDocument(styled);
   if (!validation.valid) throw new HttpError('VALIDATION_FAILED', `The document is invalid: ${errorSummary(validation.errors)}.`, configPaths(validation.errors));
-  const document = validation.document!;
+  return checkWithBlocks(orgId, validation.document!, strict, blocks, 'config.');
+}
+
+/**
+ * The last checks of a valid document: its blocks inserted (with `blocks`) and the result validated as a whole, then
+ * its references scanned (strict: broken ones are errors). `prefix` places the paths in the request.
+ */
+export async function checkWithBlocks(orgId: string, valid: DocumentJson, strict: boolean, blocks: BlockCheck | undefined, prefix: string): Promise<CheckedDocument> {
+  let document = valid;
+  let origin = (path: string) => path;
+  const found: FieldError[] = [];
+  if (blocks && hasBlockRefs(valid)) {
+    const inserted = await blocks.insertion.insert(orgId, valid, { linked: true, purpose: blocks.purpose });
+    if (inserted.errors.length) throw blockErrors(inserted.errors, prefix);
+    const spliced = spliceBlocks(inserted.document, false);
+    origin = spliced.origin;
+    const validation = validateDocument(spliced.document);
+    if (!validation.valid) {
+      const errors = placed(validation.errors.map((e) => ({ ...e, path: origin(e.path) })), prefix);
+      throw new HttpError('VALIDATION_FAILED', `The document is invalid with its reusable blocks inserted: ${errorSummary(errors)}.`, errors);
+    }
+    document = validation.document!;
+    found.push(...inserted.warnings);
+  }
   const refs = scanReferences(document);
-  const warnings = configPaths([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations, ...refs.unknownVariables]);
-  const strictFindings = configPaths([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
+  const at = (list: FieldError[]) => placed(list.map((e) => ({ ...e, path: origin(e.path) })), prefix);
+  const warnings = [...placed(found, prefix), ...at([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations, ...refs.unknownVariables])];
+  const strictFindings = at([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
   if (strict && strictFindings.length) throw new HttpError('VALIDATION_FAILED', `Strict mode: ${errorSummary(strictFindings)}.`, strictFindings);
   return { document, warnings };
+}
+
+/** The issues without repeats (the same path, code and message). */
+export function uniqueIssues<T extends FieldError>(issues: T[]): T[] {
+  const seen = new Set<string>();
+  return issues.filter((i) => {
+    const key = `${i.path}|${i.code}|${i.message}`;
+    return !seen.has(key) && Boolean(seen.add(key));
+  });
+}
+
+function placed(errors: FieldError[], prefix: string): FieldError[] {
+  return prefix === 'config.' ? configPaths(errors) : errors.map((e) => ({ ...e, path: e.path === '(body)' ? e.path : `${prefix}${e.path}` }));
 }
 
 /** The organization's saved document; 404 for unknown ids and other organizations' documents. */

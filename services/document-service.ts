@@ -13,7 +13,9 @@ import type { Issue } from '../document/markdown/index.js';
 import { MarkdownParser } from './markdown-parser.js';
 import { DocumentImages } from './document-images.js';
 import { TemplateService } from './template-service.js';
-import { checkDocumentConfig, documentNotFound, locatedIssue, publicIssue, savedDocument } from './document-check.js';
+import { checkDocumentConfig, checkWithBlocks, documentNotFound, locatedIssue, publicIssue, savedDocument, uniqueIssues, type BlockCheck } from './document-check.js';
+import { BlockInsertion } from './block-insertion.js';
+import { hasBlockRefs } from '../document/block-refs.js';
 import { resolveStyle } from './styles.js';
 import type { Clock } from '../kernel/clock.js';
 import type { Store, DocumentChange, PageKey } from '../kernel/store/store.js';
@@ -38,6 +40,7 @@ export class DocumentService {
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(DocumentImages) private readonly images: DocumentImages,
     @inject(TemplateService) private readonly templates: TemplateService,
+    @inject(BlockInsertion) private readonly blocks: BlockInsertion,
   ) {}
 
   /**
@@ -51,8 +54,9 @@ export class DocumentService {
     const seed = body.templateId !== undefined ? await this.templates.seed(orgId, body.templateId) : undefined;
     const config = seed ? (seed.config as unknown as Record<string, unknown>) : body.config!;
     const stylePresetId = body.stylePresetId ?? seed?.stylePresetId ?? undefined;
-    const { warnings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict);
-    return this.#save(orgId, body.name ?? seed?.name, config as unknown as DocumentJson, stylePresetId ?? null, warnings, 'config.');
+    const { warnings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict, this.#blockCheck);
+    const saved = await this.blocks.snapshots(orgId, config as unknown as DocumentJson, 'config.');
+    return this.#save(orgId, body.name ?? seed?.name, saved, stylePresetId ?? null, warnings, 'config.');
   }
 
   /** POST /documents/markdown: the Markdown with the request's settings over its front matter, saved as the document it parses to. */
@@ -72,7 +76,8 @@ export class DocumentService {
     });
     const errors = [...styleErrors, ...parsed.errors];
     if (errors.length || !parsed.document) throw markdownErrors(errors);
-    return this.#save(orgId, body.name, parsed.document, body.stylePresetId ?? null, parsed.warnings.map(publicIssue), '');
+    const { document, warnings } = await this.#withBlocks(orgId, parsed.document, parsed.warnings.map(publicIssue), strict);
+    return this.#save(orgId, body.name, document, body.stylePresetId ?? null, warnings, '');
   }
 
   async get(orgId: string, id: string): Promise<DocumentView> {
@@ -116,10 +121,10 @@ export class DocumentService {
     const current = await this.#find(orgId, id);
     const parsed = await this.markdown.parse(markdown, { strict });
     if (parsed.errors.length || !parsed.document) throw markdownErrors(parsed.errors, 'markdown');
-    const warnings = parsed.warnings.map(publicIssue);
     // The parse checked the document (with strict); its preset must still exist, as on create.
     if (current.stylePresetId) await resolveStyle(this.store, orgId, current.stylePresetId);
-    return this.#change(orgId, id, { config: parsed.document }, ifMatch, warnings, '');
+    const { document, warnings } = await this.#withBlocks(orgId, parsed.document, parsed.warnings.map(publicIssue), strict);
+    return this.#change(orgId, id, { config: document }, ifMatch, warnings, '');
   }
 
   /** PATCH /documents/{id}: name, config (checked like POST /documents) or style preset. */
@@ -127,12 +132,26 @@ export class DocumentService {
     const current = await this.#find(orgId, id);
     const stylePresetId = body.stylePresetId === undefined ? current.stylePresetId : body.stylePresetId;
     const config = body.config ?? current.config;
-    const { warnings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId ?? undefined, strict);
+    const { warnings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId ?? undefined, strict, this.#blockCheck);
     const change: { name?: string; config?: DocumentJson; stylePresetId?: string | null } = {};
     if (body.name !== undefined) change.name = body.name;
-    if (body.config !== undefined) change.config = body.config as unknown as DocumentJson;
+    if (body.config !== undefined) change.config = await this.blocks.snapshots(orgId, body.config as unknown as DocumentJson, 'config.');
     if (body.stylePresetId !== undefined) change.stylePresetId = body.stylePresetId;
     return this.#change(orgId, id, change, ifMatch, warnings, 'config.');
+  }
+
+  get #blockCheck(): BlockCheck {
+    return { insertion: this.blocks, purpose: 'save' };
+  }
+
+  /**
+   * A document Markdown parsed to, checked with its blocks as a render would insert them (their warnings added to the
+   * parser's), and with its snapshots filled for saving.
+   */
+  async #withBlocks(orgId: string, parsed: DocumentJson, warnings: FieldError[], strict: boolean): Promise<{ document: DocumentJson; warnings: FieldError[] }> {
+    if (!hasBlockRefs(parsed)) return { document: parsed, warnings };
+    const checked = await checkWithBlocks(orgId, parsed, strict, this.#blockCheck, '');
+    return { document: await this.blocks.snapshots(orgId, parsed, ''), warnings: uniqueIssues([...warnings, ...checked.warnings]) };
   }
 
   /** `prefix` places image errors in the request: `config.` for JSON, '' for a document Markdown parsed to. */

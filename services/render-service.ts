@@ -21,7 +21,9 @@ import type { TObject } from '@sinclair/typebox';
 import type { DocumentRecord, JobRecord, WebhookConfig } from '../kernel/model.js';
 import type { RenderDocument } from '../contracts/documents.js';
 import { DocumentImages } from './document-images.js';
-import { checkDocumentConfig, isObject, locatedIssue, publicIssue, savedDocument } from './document-check.js';
+import { checkDocumentConfig, checkWithBlocks, isObject, locatedIssue, publicIssue, savedDocument, uniqueIssues } from './document-check.js';
+import { BlockInsertion } from './block-insertion.js';
+import { hasBlockRefs } from '../document/block-refs.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
 
 /** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
@@ -65,6 +67,7 @@ export class RenderService {
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(JobService) private readonly jobs: JobService,
     @inject(DocumentImages) private readonly images: DocumentImages,
+    @inject(BlockInsertion) private readonly blocks: BlockInsertion,
   ) {}
 
   /**
@@ -116,7 +119,7 @@ export class RenderService {
     const { config, pdfProfile = 'standard', stylePresetId, webhook } = body;
     if (webhook) this.jobs.checkWebhook(webhook);
 
-    const { document: doc, warnings: findings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict);
+    const { document: doc, warnings: findings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict, { insertion: this.blocks, purpose: 'render' });
     return this.#plan(orgId, doc, pdfProfile, webhook, findings, what, image, extra);
   }
 
@@ -138,9 +141,15 @@ export class RenderService {
       throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${errorSummary(parsed.errors.map((i) => locatedIssue(i)))}.`, parsed.errors);
     }
     // The parser validated the document; validating again fills in the defaults the renderer relies on.
-    const doc = validateDocument(parsed.document).document!;
+    let doc = validateDocument(parsed.document).document!;
+    let warnings: FieldError[] = parsed.warnings;
+    if (hasBlockRefs(doc)) {
+      const inserted = await checkWithBlocks(orgId, doc, strict, { insertion: this.blocks, purpose: 'render' }, '');
+      doc = inserted.document;
+      warnings = uniqueIssues([...warnings, ...inserted.warnings]);
+    }
     if (request.webhook) this.jobs.checkWebhook(request.webhook as WebhookConfig);
-    return this.#admit(orgId, await this.#plan(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, parsed.warnings, what, image));
+    return this.#admit(orgId, await this.#plan(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, warnings, what, image));
   }
 
   /** What `createFromMarkdown` would say of the same body, without rendering. */

@@ -10,7 +10,9 @@ import type { DocumentJson } from '../contracts/document-json.js';
 import { MarkdownParser } from './markdown-parser.js';
 import { pageByPosition, uniqueSlug } from './slugs-and-pages.js';
 import { DocumentImages } from './document-images.js';
-import { checkDocumentConfig, locatedIssue, publicIssue } from './document-check.js';
+import { checkDocumentConfig, checkWithBlocks, locatedIssue, publicIssue } from './document-check.js';
+import { BlockInsertion } from './block-insertion.js';
+import { hasBlockRefs } from '../document/block-refs.js';
 import { resolveStyle } from './styles.js';
 import { catalogTemplates, type CatalogTemplate } from './template-catalog.js';
 import { CatalogPreviews, type PreviewKind } from './catalog-previews.js';
@@ -38,6 +40,7 @@ export class TemplateService {
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(DocumentImages) private readonly images: DocumentImages,
     @inject(CatalogPreviews) private readonly previews: CatalogPreviews,
+    @inject(BlockInsertion) private readonly blocks: BlockInsertion,
   ) {}
 
   /** A catalog template's preview (`png`, page 1) or sample PDF, rendered on first request (404 for other ids). */
@@ -174,10 +177,12 @@ export class TemplateService {
         throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be saved as a template: ${errorSummary(parsed.errors.map((i) => locatedIssue(i, 'markdown')))}.`, parsed.errors.map(publicIssue));
       }
       if (stylePresetId) await resolveStyle(this.store, orgId, stylePresetId);
+      // Blocks stay references in a template (a document made from it copies its snapshots); checked as a save would.
+      if (hasBlockRefs(parsed.document)) await checkWithBlocks(orgId, parsed.document, false, { insertion: this.blocks, purpose: 'save' }, '');
       await this.images.check(orgId, parsed.document, '');
       return { config: parsed.document, markdown, warning: null };
     }
-    const checked = await checkDocumentConfig(this.store, orgId, config!, stylePresetId, false);
+    const checked = await checkDocumentConfig(this.store, orgId, config!, stylePresetId, false, { insertion: this.blocks, purpose: 'save' });
     await this.images.check(orgId, checked.document);
     const doc = config as unknown as DocumentJson;
     const written = await this.markdown.toMarkdown(doc);

@@ -73,20 +73,23 @@ export function decodeReferences(value: string): string {
 const PLAIN_VALUE = /^[A-Za-z0-9_.:%#/+-]+$/;
 
 /** One attribute as written; values that need it are quoted, with `&`, `"` and line breaks as references. */
-export function formatAttribute(key: string, value: string | number | boolean): string {
+export function formatAttribute(key: string, value: string | number | boolean, idShorthand = true): string {
   if (value === true) return key;
   if (value === false) return `${key}=false`;
   const v = String(value);
   // `#x` stops at `.` and `#` (as in remark-directive): ids with a dot are written id=….
-  if (key === 'id' && /^[A-Za-z0-9_][A-Za-z0-9_:-]*$/.test(v)) return `#${v}`;
+  if (key === 'id' && idShorthand && /^[A-Za-z0-9_][A-Za-z0-9_:-]*$/.test(v)) return `#${v}`;
   if (PLAIN_VALUE.test(v)) return `${key}=${v}`;
   // `![` would make Markdown see an image inside the attribute list of an image paragraph.
   return `${key}="${v.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/!\[/g, '&#33;[')}"`;
 }
 
-/** `{…}` from key/value pairs in order; undefined values are left out; '' when nothing is left. */
-export function formatAttributeList(entries: Array<[string, string | number | boolean | undefined]>): string {
-  const parts = entries.filter((e): e is [string, string | number | boolean] => e[1] !== undefined).map(([k, v]) => formatAttribute(k, v));
+/**
+ * `{…}` from key/value pairs in order; undefined values are left out; '' when nothing is left. Without `idShorthand`
+ * an id is written `id=…`, not `#…` (where the id names something else than an anchor: a block's).
+ */
+export function formatAttributeList(entries: Array<[string, string | number | boolean | undefined]>, idShorthand = true): string {
+  const parts = entries.filter((e): e is [string, string | number | boolean] => e[1] !== undefined).map(([k, v]) => formatAttribute(k, v, idShorthand));
   return parts.length ? `{${parts.join(' ')}}` : '';
 }
 

@@ -1,5 +1,6 @@
 // The directives of Extended Markdown: `::name{…}` elements and the `:::page` / `:::section` containers.
 import type { ContainerDirective, LeafDirective } from 'mdast-util-directive';
+import type { RootContent } from 'mdast';
 import type { Element, Section } from '../../contracts/document-json.js';
 import { typedAttributes, type Attributes, type Kind } from './attributes.js';
 import { TABLE_ATTRIBUTES, tableSettings } from './tables.js';
@@ -69,7 +70,7 @@ export function leafDirective(ctx: ParseContext, node: LeafDirective): Element[]
 }
 
 /** remark-directive attributes (`#x` is id, `.x` is class) as an ordered map. */
-function directiveAttributes(raw: Record<string, string | null | undefined> | null | undefined): Attributes {
+export function directiveAttributes(raw: Record<string, string | null | undefined> | null | undefined): Attributes {
   const out: Attributes = new Map();
   for (const [k, v] of Object.entries(raw ?? {})) if (v !== null && v !== undefined) out.set(k, v);
   return out;
@@ -96,6 +97,13 @@ export function sectionFromDirective(ctx: ParseContext, node: ContainerDirective
   } else if (space !== undefined || separate !== undefined) ctx.error('INVALID_DIRECTIVE', 'space and separate need columns=…', node);
   section.content = [];
   return section as Section;
+}
+
+/** A container's blocks, without its label paragraph (`:::name[label]`). */
+export function contentOf(node: ContainerDirective): RootContent[] {
+  const first = node.children[0];
+  const labelled = first?.type === 'paragraph' && (first.data as { directiveLabel?: boolean } | undefined)?.directiveLabel;
+  return labelled ? node.children.slice(1) : node.children;
 }
 
 /** A container whose closing `:::` is missing runs to the end of its parent: say so at its opening line. */

@@ -21,8 +21,12 @@ import { countHeaderRows } from './serialize.js';
 export function normalizeDocument(doc: DocumentJson): DocumentJson {
   const validation = validateDocument(doc);
   const copy: DocumentJson = validation.document ?? structuredClone(doc);
-  copy.sections = copy.sections.map((section) => ({ ...section, content: section.content.map(normalizeElement).filter((e): e is Element => e !== null) }) as typeof section);
+  copy.sections = copy.sections.map((section) => ({ ...section, content: normalizeContent(section.content) }) as typeof section);
   return copy;
+}
+
+function normalizeContent(content: readonly Element[]): Element[] {
+  return content.map(normalizeElement).filter((e): e is Element => e !== null);
 }
 
 const single = { singleLine: true };
@@ -62,6 +66,7 @@ const NORMAL_FORM: SomeElementHandlers<Element | null> = {
   qrCode: captioned,
   code: captioned,
   math: captioned,
+  blockRef: (el) => (el.content === undefined ? el : { ...el, content: normalizeContent(el.content as unknown as Element[]) as unknown as typeof el.content }),
   otherwise: (el) => el,
 };
 

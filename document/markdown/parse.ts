@@ -8,7 +8,7 @@ import { scanReferences, validateDocument } from '../validator.js';
 import { mergeDefaults } from '../styles.js';
 import { convertBlocks, type Sink } from './blocks.js';
 import { ParseContext, type Issue, type Point } from './context.js';
-import { sectionFromDirective } from './directives.js';
+import { contentOf, sectionFromDirective } from './directives.js';
 import { findExcessiveNesting } from './guard.js';
 import { markdownTree } from './tree.js';
 
@@ -236,12 +236,6 @@ function buildSections(ctx: ParseContext, nodes: readonly RootContent[]): Sectio
   }
   flush();
   return sections;
-}
-
-function contentOf(node: ContainerDirective): RootContent[] {
-  const first = node.children[0];
-  const labelled = first?.type === 'paragraph' && (first.data as { directiveLabel?: boolean } | undefined)?.directiveLabel;
-  return labelled ? node.children.slice(1) : node.children;
 }
 
 // ---------------------------------------------------------------- positions

@@ -22,13 +22,17 @@ export function serializeMarkdown(doc: DocumentJson): string {
       blocks.push(...body);
       continue;
     }
-    // A line of colons inside the content (in a code block) must not close the container.
-    let longest = 2;
-    for (const b of body) for (const m of b.matchAll(/^[ \t]*(:{3,})[ \t]*$/gm)) longest = Math.max(longest, m[1]!.length);
-    const fence = ':'.repeat(longest + 1);
+    const fence = containerFence(body);
     blocks.push([`${fence}${sectionOpening(section)}`, ...body, fence].join('\n\n'));
   }
   return blocks.length ? `${blocks.join('\n\n')}\n` : '';
+}
+
+/** The colons of a container around `body`: more than any line of colons inside it (a nested container's end, a line in a code block), at least three. */
+function containerFence(body: readonly string[]): string {
+  let longest = 2;
+  for (const b of body) for (const m of b.matchAll(/^[ \t]*(:{3,})[ \t]*$/gm)) longest = Math.max(longest, m[1]!.length);
+  return ':'.repeat(longest + 1);
 }
 
 function frontMatter(doc: DocumentJson): string {
@@ -169,7 +173,14 @@ class ElementWriter {
     qrCode: (el) => `::qr${formatAttributeList([['value', el.value], ['size', el.size], ['caption', el.caption], ['align', el.align]])}`,
     barcode: (el) => `::barcode${formatAttributeList([['value', el.value], ['format', el.format], ['showText', el.showText], ['height', el.height], ['align', el.align]])}`,
     variableRef: (el) => `::var${formatAttributeList([['name', el.name]])}`,
-    blockRef: (el) => `::block${formatAttributeList([['id', el.blockId], ['mode', el.mode], ['version', el.version]])}`,
+    blockRef: (el) => {
+      const attributes = formatAttributeList([['id', el.blockId], ['mode', el.mode], ['version', el.version]], false);
+      if (el.content === undefined) return `::block${attributes}`;
+      // A saved snapshot: its content written out inside a container longer than any container it holds.
+      const body = new ElementWriter(false).write(el.content as unknown as Element[]);
+      const fence = containerFence(body);
+      return [`${fence}block${attributes}`, ...body, fence].join('\n\n');
+    },
   };
 
   /** A list; two lists in a row use different markers so that Markdown keeps them apart. */

@@ -261,7 +261,7 @@ class Builder {
     },
     variableRef: (el, path) => this.#variableRef(el.name, path),
     blockRef: (el, path) => {
-      throw new RenderInputError([{ path, message: `reusable block "${el.blockId}" cannot be rendered yet: reusable blocks are not available on this server; replace the blockRef with the block's content` }]);
+      throw new RenderInputError([{ path, message: `reusable block "${el.blockId}" was not inserted: the server inserts an organization's blocks before a render (POST /render, /render/markdown, /render/document/{id}); a document given to the renderer directly must hold the blocks' content instead of blockRef elements` }]);
     },
   };
 

@@ -14,6 +14,7 @@ import { compileSchema } from '../../contracts/schema.js';
 
 type Json = Record<string, any>;
 
+const API = '/api/v1/dev';
 const DOCS = '/api/v1/dev/documents';
 const isDocument = compileSchema(DocumentSchema);
 const isList = compileSchema(DocumentListSchema);
@@ -218,12 +219,31 @@ const RUNS = 25;
 test('Markdown read back and written unchanged keeps the config byte for byte, for generated documents', async () => {
   // The generated documents' images point nowhere; they draw one uploaded image instead (a save checks images).
   const image = await uploadTempImage(api, await redPng(), 'red.png');
+  // Their blocks are two real ones (a save checks that a block exists), with versions 1 and 2.
+  const blocks = new Map<string, string>();
+  for (const name of ['legal-footer', 'b_2']) {
+    const b = await api.post(`${API}/reusable-blocks`, { name, title: name, markdown: `Text of ${name}.\n` });
+    assert.is(b.status, 201, b.bytes.toString());
+    assert.is((await api.post(`${API}/reusable-blocks/${b.body.id}/versions`, { title: name, markdown: `Second text of ${name}.\n` })).status, 201);
+    assert.is((await api.post(`${API}/reusable-blocks/${b.body.id}/status`, { status: 'ACTIVE' })).status, 200);
+    blocks.set(name, b.body.id);
+  }
+  const realBlocks = (content: any[]): void => {
+    for (const el of content) {
+      if (el.type !== 'blockRef') continue;
+      el.blockId = blocks.get(el.blockId);
+      if (el.version !== undefined) el.version = 1 + (el.version % 2);
+      if (el.content) realBlocks(el.content);
+    }
+  };
   let runs = 0;
   await checkAsync(
     arb.document,
     async (generated) => {
       runs++;
-      const content = serializeMarkdown(replaceImageSources(generated, () => image));
+      const doc = structuredClone(generated);
+      for (const section of doc.sections) realBlocks(section.content);
+      const content = serializeMarkdown(replaceImageSources(doc, () => image));
       const created = await api.post(`${DOCS}/markdown`, { content });
       assert.is(created.status, 201, `${created.bytes}\n${content}`);
       const { id, config } = created.body;

@@ -137,6 +137,17 @@ const otherElements = fc.oneof(
   fc.record({ type: fc.constant('bibliography'), title: plain, style: fc.constantFrom('apa', 'ieee') }, { requiredKeys: ['type'] }),
   fc.constant({ type: 'variableRef', name: 'name' }),
   fc.record({ type: fc.constant('blockRef'), blockId: fc.constantFrom('legal-footer', 'b_2'), mode: fc.constantFrom('linked', 'snapshot'), version: fc.integer({ min: 1, max: 9 }) }, { requiredKeys: ['type', 'blockId', 'mode'] }),
+  // A saved snapshot: the block's content in the element (`:::block{…}` … `:::`), a linked block inside it.
+  fc.record(
+    {
+      type: fc.constant('blockRef'),
+      blockId: fc.constantFrom('legal-footer', 'b_2'),
+      mode: fc.constant('snapshot'),
+      version: fc.integer({ min: 1, max: 9 }),
+      content: fc.array(fc.oneof(heading, textElement, list, fc.constant({ type: 'blockRef', blockId: 'b_2', mode: 'linked' }), fc.constant({ type: 'divider' })), { maxLength: 3 }),
+    },
+    { requiredKeys: ['type', 'blockId', 'mode', 'content'] },
+  ),
   fc.constant({ type: 'table', rowsFrom: 'lineItems', caption: 'Line items', columns: [{ align: 'left' }, { width: '2fr', align: 'right' }] }),
   fc.constant({ type: 'table', rows: [] }),
   table,
