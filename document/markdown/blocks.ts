@@ -1,13 +1,12 @@
 // mdast blocks → document JSON elements: headings, paragraphs, images, lists, tables, quotes, code, charts, math and leaf directives.
-import type { ContainerDirective } from 'mdast-util-directive';
 import type { Blockquote, Code, Heading, List, ListItem as MdListItem, Nodes, Paragraph, PhrasingContent, RootContent, Text } from 'mdast';
 import type { Math as MathNode } from 'mdast-util-math';
 import { YamlText } from './yaml-text.js';
 import type { Element, ListItem } from '../../contracts/document-json.js';
 import type { Inline } from '../inline-markup.js';
-import { parseAttributeList, readAttributes, typedAttributes, type Attributes, type Kind } from './attributes.js';
+import { parseAttributeList, readAttributes, type Attributes, type Kind } from './attributes.js';
 import type { ParseContext } from './context.js';
-import { LEAF_DIRECTIVES, checkClosed, contentOf, directiveAttributes, leafDirective } from './directives.js';
+import { leafDirective, snapshotBlock } from './directives.js';
 import { mergeText } from './inline-tree.js';
 import { blocksToInline, clip, markup, phrasing, plainText } from './phrasing.js';
 import { table } from './tables.js';
@@ -58,7 +57,7 @@ function block(ctx: ParseContext, node: RootContent): Element[] {
     case 'leafDirective':
       return leafDirective(ctx, node);
     case 'containerDirective':
-      if (node.name === 'block' || node.name === 'blockRef') return snapshotBlock(ctx, node);
+      if (node.name === 'block' || node.name === 'blockRef') return snapshotBlock(ctx, node, convertBlocks);
       ctx.error('INVALID_DIRECTIVE', node.name === 'page' || node.name === 'section' ? `:::${node.name} cannot be nested in another section; close the section first with :::` : `there is no container directive :::${node.name}; the containers are :::page, :::section and :::block`, node);
       return [];
     case 'definition':
@@ -69,37 +68,6 @@ function block(ctx: ParseContext, node: RootContent): Element[] {
       ctx.warn('UNSUPPORTED_MARKDOWN', `a ${node.type} is not supported here; its text is kept`, node);
       return [{ type: 'text', text: markup(ctx, [{ t: 'text', v: plainText(node) }], node) }];
   }
-}
-
-/**
- * `:::block{id=… mode=snapshot version=3}` … `:::`: a saved snapshot of a reusable block, its content written out
- * (elements at `….content[k]`). A linked block has no content in the document: it is `::block{id=… mode=linked}`.
- */
-function snapshotBlock(ctx: ParseContext, node: ContainerDirective): Element[] {
-  checkClosed(ctx, node);
-  const path = ctx.path;
-  const name = `:::${node.name}`;
-  const { values, errors } = typedAttributes(directiveAttributes(node.attributes), LEAF_DIRECTIVES.block!.attributes, name);
-  if (node.children[0]?.data && (node.children[0].data as { directiveLabel?: boolean }).directiveLabel) errors.push(`${name} takes no label`);
-  if (values.id === undefined) errors.push(`${name} needs id=…`);
-  if (values.mode !== undefined && values.mode !== 'snapshot') {
-    errors.push(`${name} holds the content of a snapshot (mode=snapshot); a ${String(values.mode)} block has no content in the document: write ::block{id=… mode=${String(values.mode)}} on a line of its own`);
-  }
-  for (const e of errors) ctx.error('INVALID_DIRECTIVE', e, node);
-  if (errors.length) return [];
-  const content: Element[] = [];
-  convertBlocks(ctx, contentOf(node), {
-    nextPath: () => `${path}.content[${content.length}]`,
-    push: (element, at) => {
-      ctx.mark(`${path}.content[${content.length}]`, at);
-      content.push(element);
-    },
-  });
-  ctx.path = path;
-  const ref: Record<string, unknown> = { type: 'blockRef', blockId: values.id, mode: 'snapshot' };
-  if (values.version !== undefined) ref.version = values.version;
-  ref.content = content;
-  return [ref as unknown as Element];
 }
 
 // ---------------------------------------------------------------- attribute lists

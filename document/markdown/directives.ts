@@ -1,6 +1,6 @@
 // The directives of Extended Markdown: `::name{…}` elements and the `:::page` / `:::section` containers.
 import type { ContainerDirective, LeafDirective } from 'mdast-util-directive';
-import type { RootContent } from 'mdast';
+import type { Nodes, RootContent } from 'mdast';
 import type { Element, Section } from '../../contracts/document-json.js';
 import { typedAttributes, type Attributes, type Kind } from './attributes.js';
 import { TABLE_ATTRIBUTES, tableSettings } from './tables.js';
@@ -112,4 +112,39 @@ export function checkClosed(ctx: ParseContext, node: ContainerDirective): void {
   if (!end || end.offset === undefined) return;
   const last = ctx.source.slice(ctx.lineStart(end.line), end.offset).replace(/^[ \t>]*/, '');
   if (!/^:{3,}[ \t]*$/.test(last)) ctx.error('INVALID_DIRECTIVE', `:::${node.name} is never closed; end it with a line :::`, node);
+}
+
+/** How a container's blocks become elements (blocks.ts convertBlocks, passed in: blocks.ts imports this file). */
+export type ConvertBlocks = (ctx: ParseContext, nodes: readonly RootContent[], sink: { nextPath(): string; push(element: Element, node: Nodes): void }) => void;
+
+/**
+ * `:::block{id=… mode=snapshot version=3}` … `:::`: a saved snapshot of a reusable block, its content written out
+ * (elements at `….content[k]`, converted by `convert`: blocks.ts's convertBlocks). A linked block has no content in
+ * the document: it is `::block{id=… mode=linked}`.
+ */
+export function snapshotBlock(ctx: ParseContext, node: ContainerDirective, convert: ConvertBlocks): Element[] {
+  checkClosed(ctx, node);
+  const path = ctx.path;
+  const name = `:::${node.name}`;
+  const { values, errors } = typedAttributes(directiveAttributes(node.attributes), LEAF_DIRECTIVES.block!.attributes, name);
+  if (node.children[0]?.data && (node.children[0].data as { directiveLabel?: boolean }).directiveLabel) errors.push(`${name} takes no label`);
+  if (values.id === undefined) errors.push(`${name} needs id=…`);
+  if (values.mode !== undefined && values.mode !== 'snapshot') {
+    errors.push(`${name} holds the content of a snapshot (mode=snapshot); a ${String(values.mode)} block has no content in the document: write ::block{id=… mode=${String(values.mode)}} on a line of its own`);
+  }
+  for (const e of errors) ctx.error('INVALID_DIRECTIVE', e, node);
+  if (errors.length) return [];
+  const content: Element[] = [];
+  convert(ctx, contentOf(node), {
+    nextPath: () => `${path}.content[${content.length}]`,
+    push: (element, at) => {
+      ctx.mark(`${path}.content[${content.length}]`, at);
+      content.push(element);
+    },
+  });
+  ctx.path = path;
+  const ref: Record<string, unknown> = { type: 'blockRef', blockId: values.id, mode: 'snapshot' };
+  if (values.version !== undefined) ref.version = values.version;
+  ref.content = content;
+  return [ref as unknown as Element];
 }

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import { useTenants, type Tenants } from '../helpers/tenants.js';
 import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
 import { waitForRender } from '../helpers/render-jobs.js';
-import { pdfText } from '../helpers/bulk-jobs.js';
+import { BULK, downloadBulkZip, pdfText, saveLetter, waitForBulk } from '../helpers/bulk-jobs.js';
 
 const API = '/api/v1/dev';
 const BLOCKS = `${API}/reusable-blocks`;
@@ -178,6 +178,20 @@ test("a block's variables: its defaults fill the document's, values are checked 
   // A snapshot copies the defaults into the document's variables.
   const snap = await saveDoc({ config: config(snapshot(footer.id)) });
   assert.equal(snap.config.variables, { contact: 'help@acme.example' });
+});
+
+test("a bulk render inserts a linked block in every item; an item whose values break the block's schema fails alone", async () => {
+  const schema = { type: 'object', properties: { contact: { type: 'string', format: 'email' } } };
+  const footer = await block('Write to {{contact}} for KEY{{name}}.\n', { schema, variables: { contact: 'help@acme.example' } });
+  const letter = await saveLetter(t.owner, `Dear {{name}},\n\n::block{id=${footer.id}}\n`);
+  const created = await t.owner.post(BULK, { documentId: letter, items: [{ name: 'Ada' }, { name: 'Bob', contact: 'nobody' }, { name: 'Cy', contact: 'cy@example.org' }] });
+  assert.is(created.status, 202, created.bytes.toString());
+  const bulk = await waitForBulk(t.owner, created.body.bulkJobId);
+  assert.equal(bulk.items.map((i: any) => i.status), ['COMPLETED', 'FAILED', 'COMPLETED']);
+  assert.match(bulk.items[1].error, /variables\.contact/);
+  const zip = await downloadBulkZip(t.owner, bulk);
+  assert.match(await pdfText(zip.get('letter-001.pdf')!), /Dear Ada, Write to help@acme\.example for KEYAda\./);
+  assert.match(await pdfText(zip.get('letter-003.pdf')!), /Dear Cy, Write to cy@example\.org for KEYCy\./);
 });
 
 test('blocks nest up to 5 deep; a cycle is refused naming the chain', async () => {
