@@ -272,7 +272,7 @@ test('renders Extended Markdown with document.type docx through POST /render/mar
 });
 
 test('fails a DOCX render of a part it cannot render with INVALID_DOCUMENT naming the path, and writes no file', async () => {
-  const created = await api.post(RENDER, { config: { document: { type: 'docx' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Before' }, { type: 'blockRef', blockId: 'legal-footer', mode: 'linked' }] }] } });
+  const created = await api.post(RENDER, { config: { document: { type: 'docx' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Before' }, { type: 'math', latex: '\\frac{1}{' }] }] } });
   assert.is(created.status, 202, created.bytes.toString());
   const job = await waitFor(created.body.jobId);
   assert.is(job.status, 'FAILED');

@@ -408,7 +408,7 @@ test('page geometry: landscape Letter with its margins, a page section starting 
 });
 
 test('fails an ODT render of a part it cannot render with INVALID_DOCUMENT naming the path, and writes no file', async () => {
-  const created = await api.post(RENDER, { config: { document: { type: 'odt' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Before' }, { type: 'blockRef', blockId: 'legal-footer', mode: 'linked' }] }] } });
+  const created = await api.post(RENDER, { config: { document: { type: 'odt' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Before' }, { type: 'math', latex: '\\frac{1}{' }] }] } });
   assert.is(created.status, 202, created.bytes.toString());
   const job = await waitFor(created.body.jobId);
   assert.is(job.status, 'FAILED');

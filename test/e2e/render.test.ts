@@ -256,7 +256,7 @@ test('charges creditCost exactly once for a completed render and nothing for a f
   assert.is(charges[0].kind, 'charge');
   assert.is(charges[0].amount, -created.body.creditCost);
 
-  const failed = await renderJob(api, { config: doc([{ type: 'blockRef', blockId: 'legal-footer', mode: 'linked' }]) });
+  const failed = await renderJob(api, { config: doc([{ type: 'math', latex: '\\frac{1}{' }]) });
   assert.is(failed.status, 'FAILED');
   const end = await balance(api);
   assert.is(end.balance, after.balance);
@@ -541,16 +541,22 @@ test('a target the operator disabled answers 404 PLUGIN_DISABLED naming its plug
   assert.is((await balance(devApi)).reserved, before.reserved, 'no job was admitted');
 });
 
-test('fails a render that holds a blockRef with a message naming its path', async () => {
-  const job = await renderJob(api, { config: doc([{ type: 'text', text: 'Before' }, { type: 'blockRef', blockId: 'legal-footer', mode: 'linked' }]) });
+test('fails a render of a part it cannot draw (LaTeX the converter refuses) with INVALID_DOCUMENT naming its path', async () => {
+  const job = await renderJob(api, { config: doc([{ type: 'text', text: 'Before' }, { type: 'math', latex: '\\frac{1}{' }]) });
   assert.is(job.status, 'FAILED');
   assert.is(job.errorCode, 'INVALID_DOCUMENT');
   assert.match(job.error, 'sections[0].content[1]');
-  assert.match(job.error, 'legal-footer');
-  assert.match(job.error, 'blockRef');
+  assert.match(job.error, 'LaTeX');
   const dl = await api.get(`${RENDER}/${job.jobId}/download`);
   assert.is(dl.status, 404);
   assert.match(dl.body.detail, 'FAILED');
+});
+
+test('refuses a render whose blockRef names no block of the organization with 400 BLOCK_UNAVAILABLE at its path, admitting nothing', async () => {
+  const r = await api.post(RENDER, { config: doc([{ type: 'text', text: 'Before' }, { type: 'blockRef', blockId: 'legal-footer', mode: 'linked' }]) });
+  assert.is(r.status, 400, r.bytes.toString());
+  assert.equal(r.body.errors.map((e: Json) => [e.path, e.code]), [['config.sections[0].content[1]', 'BLOCK_UNAVAILABLE']]);
+  assert.match(r.body.errors[0].message, 'reusable block legal-footer was not found');
 });
 
 test('rejects an unknown body field and an unknown pdfProfile with 400', async () => {

@@ -549,7 +549,7 @@ test('problems are collected with their paths and thrown together', async () => 
       'config.sections[1].content[5].src',
     ],
   );
-  assert.match(problems[0]!.message, 'reusable block "b1" cannot be rendered yet');
+  assert.match(problems[0]!.message, 'reusable block "b1" was not inserted');
   assert.match(problems[1]!.message, 'image /temp-image/none was not loaded');
   assert.match(problems[2]!.message, /^LaTeX could not be converted: .*expected '\}'/);
   assert.match(problems[3]!.message, '"nope" is not defined in variables');
