@@ -221,12 +221,17 @@ export interface BlockRecord {
   /** The last version's number. */
   currentVersion: number;
   versions: BlockVersionRecord[];
+  /**
+   * The permanent images any of its versions uses (old versions stay restorable), counted like a document's. Absent
+   * in blocks stored before blocks kept assets: read as none.
+   */
+  assetIds?: string[];
   createdBy: string | null;
   createdAt: string;
   updatedAt: string;
 }
 
-/** A permanent image (`/image/<id>`) of an organization, made from a temporary image when a document (or template) that uses it is saved. */
+/** A permanent image (`/image/<id>`) of an organization, made from a temporary image when a document, template or reusable block that uses it is saved. */
 export interface AssetRecord {
   id: string;
   orgId: string;

@@ -1,7 +1,8 @@
 // Reusable blocks (spec "Reusable block", DESIGN §8): named Extended Markdown content of an organization with an
 // append-only version history (restore appends a copy), a status (DRAFT, ACTIVE, ARCHIVED) and variables checked
 // against the version's JSON Schema. Inserting blocks into documents is block-insertion.ts; a version's own
-// insertions are checked here (they exist, no cycle, at most 5 deep).
+// insertions are checked here (they exist, no cycle, at most 5 deep). Images a version draws from `/temp-image/` become
+// permanent assets when it is written, as a document's do; the block counts as a user of them while it exists.
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
@@ -26,6 +27,7 @@ import {
 } from '../contracts/blocks.js';
 import { MarkdownParser } from './markdown-parser.js';
 import { BlockInsertion, blockErrors } from './block-insertion.js';
+import { DocumentImages, withAssetPaths, type PersistedImages } from './document-images.js';
 import { hasBlockRefs } from '../document/block-refs.js';
 import type { ParseResult } from '../document/markdown/index.js';
 import type { DocumentJson } from '../contracts/document-json.js';
@@ -33,7 +35,7 @@ import { locatedIssue, publicIssue } from './document-check.js';
 import { pageByPosition, uniqueSlug } from './slugs-and-pages.js';
 import type { Clock } from '../kernel/clock.js';
 import type { BlockChange, Store } from '../kernel/store/store.js';
-import type { BlockRecord, BlockVersionRecord } from '../kernel/model.js';
+import type { AssetRecord, BlockRecord, BlockVersionRecord } from '../kernel/model.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -47,6 +49,9 @@ export interface BlockFilter {
 /** A version's content as given, before it is checked. */
 type VersionContent = Pick<CreateBlockVersion, 'title' | 'markdown' | 'schema' | 'variables'>;
 
+/** What a version's write adds to the block's assets: the ones its images use, and those made for it. */
+type VersionAssets = Pick<PersistedImages<DocumentJson>, 'assetIds' | 'newAssets'>;
+
 @injectable()
 export class BlockService {
   /** Creations of an organization's blocks run one at a time: the slug and count checks hold until the write. */
@@ -57,6 +62,7 @@ export class BlockService {
     @inject(TOKENS.Store) private readonly store: Store,
     @inject(MarkdownParser) private readonly markdown: MarkdownParser,
     @inject(BlockInsertion) private readonly insertion: BlockInsertion,
+    @inject(DocumentImages) private readonly images: DocumentImages,
   ) {}
 
   async list(orgId: string, filter: BlockFilter, page: { limit: number; cursor: string | null }): Promise<{ items: BlockSummary[]; nextCursor: string | null }> {
@@ -74,13 +80,15 @@ export class BlockService {
   /** POST /reusable-blocks: the block with version 1, DRAFT. `by` is the caller's principal. */
   async create(orgId: string, body: CreateBlock, by: string): Promise<BlockView> {
     const id = randomUUID();
-    const content = await this.#checked(orgId, body, { id, name: body.name });
-    return this.#creating.run(orgId, async () => {
+    const checked = await this.#checked(orgId, body, { id, name: body.name });
+    return this.images.exclusive(orgId, () => this.#creating.run(orgId, async () => {
       const existing = await this.store.listBlocks(orgId);
       if (existing.length >= MAX_BLOCKS_PER_ORG) {
         throw limit(`The organization already has ${existing.length} reusable blocks, the most allowed (${MAX_BLOCKS_PER_ORG}); delete some first.`, '(body)', 'too many blocks');
       }
       const slug = uniqueSlug(new Set(existing.map((b) => b.slug)), body.slug, body.name, 'block');
+      const saved = await this.images.persist(orgId, checked.document);
+      const content = { ...checked.content, markdown: withAssetPaths(checked.content.markdown, saved.replaced) };
       const now = this.clock.now().toISOString();
       const rec: BlockRecord = {
         id,
@@ -93,13 +101,14 @@ export class BlockService {
         status: 'DRAFT',
         currentVersion: 1,
         versions: [newVersion(1, content, now, by, null, null)],
+        assetIds: saved.assetIds,
         createdBy: by,
         createdAt: now,
         updatedAt: now,
       };
-      await this.store.createBlock(rec);
+      await this.store.createBlock(rec, saved.newAssets);
       return blockView(rec);
-    });
+    }));
   }
 
   /** PATCH /reusable-blocks/{id}: name, slug, category, tags, description; the versions stay as they are. */
@@ -124,23 +133,31 @@ export class BlockService {
   /** POST /reusable-blocks/{id}/versions: a new current version; earlier ones never change. */
   async addVersion(orgId: string, id: string, body: CreateBlockVersion, by: string): Promise<BlockView> {
     const block = await this.#own(orgId, id);
-    const content = await this.#checked(orgId, body, block);
-    return this.#append(orgId, id, () => ({ content, changeNote: body.changeNote ?? null, restoredFrom: null }), by);
+    const checked = await this.#checked(orgId, body, block);
+    return this.images.exclusive(orgId, async () => {
+      const saved = await this.images.persist(orgId, checked.document);
+      const content = { ...checked.content, markdown: withAssetPaths(checked.content.markdown, saved.replaced) };
+      return this.#append(orgId, id, () => ({ content, changeNote: body.changeNote ?? null, restoredFrom: null }), by, saved);
+    });
   }
 
   /** POST /reusable-blocks/{id}/versions/{version}/restore: a new version copying the content of `version`. */
   async restore(orgId: string, id: string, version: number, by: string): Promise<BlockView> {
     const block = await this.#own(orgId, id);
     const old = block.versions.find((v) => v.version === version);
-    // The blocks it inserts may have changed since: checked again, as a new version's would be.
-    if (old) await this.#parsed(orgId, old.markdown, block);
-    return this.#append(orgId, id, (current) => {
-      const from = current.versions.find((v) => v.version === version);
-      if (!from) {
-        throw new HttpError('NOT_FOUND', `Reusable block ${id} has no version ${version}; its versions are 1 to ${current.currentVersion}.`);
-      }
-      return { content: { title: from.title, markdown: from.markdown, schema: from.schema, variables: from.variables }, changeNote: null, restoredFrom: version };
-    }, by);
+    // The blocks it inserts and the images it draws may have changed since: checked again, as a new version's would be
+    // (a version written before blocks kept assets may still name a temporary image).
+    const parsed = old ? await this.#parsed(orgId, old.markdown, block) : undefined;
+    return this.images.exclusive(orgId, async () => {
+      const saved = parsed ? await this.images.persist(orgId, parsed.document) : { assetIds: [], newAssets: [], replaced: new Map<string, string>() };
+      return this.#append(orgId, id, (current) => {
+        const from = current.versions.find((v) => v.version === version);
+        if (!from) {
+          throw new HttpError('NOT_FOUND', `Reusable block ${id} has no version ${version}; its versions are 1 to ${current.currentVersion}.`);
+        }
+        return { content: { title: from.title, markdown: withAssetPaths(from.markdown, saved.replaced), schema: from.schema, variables: from.variables }, changeNote: null, restoredFrom: version };
+      }, by, saved);
+    });
   }
 
   /** POST /reusable-blocks/{id}/status: one of the moves BLOCK_TRANSITIONS allows, else 409 INVALID_TRANSITION. */
@@ -156,24 +173,40 @@ export class BlockService {
     });
   }
 
+  /** Deletes the block and, after the write, the bytes of the assets no document, template or other block uses. */
   async delete(orgId: string, id: string): Promise<void> {
-    if (!UUID.test(id) || !(await this.store.deleteBlock(orgId, id))) throw notFound(id);
+    const gone = UUID.test(id) ? await this.images.exclusive(orgId, () => this.store.deleteBlock(orgId, id)) : undefined;
+    if (!gone) throw notFound(id);
+    await this.images.release(gone.releasedAssets);
   }
 
-  /** Appends the version `make` gives from the stored block, numbered from it in the same step (so never twice). */
-  #append(orgId: string, id: string, make: (current: BlockRecord) => { content: Required<VersionContent>; changeNote: string | null; restoredFrom: number | null }, by: string): Promise<BlockView> {
-    return this.#change(orgId, id, (current) => {
-      if (current.versions.length >= MAX_BLOCK_VERSIONS) {
-        throw limit(`Reusable block ${id} has ${current.versions.length} versions, the most one block keeps (${MAX_BLOCK_VERSIONS}); make a new block (POST /reusable-blocks) for further changes.`, '(body)', 'too many versions');
-      }
-      const { content, changeNote, restoredFrom } = make(current);
-      const next = current.currentVersion + 1;
-      return { currentVersion: next, versions: [...current.versions, newVersion(next, content, this.clock.now().toISOString(), by, changeNote, restoredFrom)] };
-    });
+  /**
+   * Appends the version `make` gives from the stored block, numbered from it in the same step (so never twice), with
+   * the assets its images use; run inside `images.exclusive`. The block keeps the assets of all its versions.
+   */
+  async #append(orgId: string, id: string, make: (current: BlockRecord) => { content: Required<VersionContent>; changeNote: string | null; restoredFrom: number | null }, by: string, assets: VersionAssets): Promise<BlockView> {
+    try {
+      return await this.#change(orgId, id, (current) => {
+        if (current.versions.length >= MAX_BLOCK_VERSIONS) {
+          throw limit(`Reusable block ${id} has ${current.versions.length} versions, the most one block keeps (${MAX_BLOCK_VERSIONS}); make a new block (POST /reusable-blocks) for further changes.`, '(body)', 'too many versions');
+        }
+        const { content, changeNote, restoredFrom } = make(current);
+        const next = current.currentVersion + 1;
+        return {
+          currentVersion: next,
+          versions: [...current.versions, newVersion(next, content, this.clock.now().toISOString(), by, changeNote, restoredFrom)],
+          assetIds: [...new Set([...(current.assetIds ?? []), ...assets.assetIds])],
+        };
+      }, assets.newAssets);
+    } catch (e) {
+      // Nothing was written: the assets made for this version go with their bytes.
+      await this.images.release(assets.newAssets.map((a) => a.id));
+      throw e;
+    }
   }
 
-  async #change(orgId: string, id: string, change: (current: BlockRecord) => BlockChange): Promise<BlockView> {
-    const rec = await this.store.updateBlock(orgId, id, change, this.clock.now().toISOString());
+  async #change(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, newAssets: AssetRecord[] = []): Promise<BlockView> {
+    const rec = await this.store.updateBlock(orgId, id, change, this.clock.now().toISOString(), newAssets);
     if (!rec) throw notFound(id);
     return blockView(rec);
   }
@@ -182,7 +215,7 @@ export class BlockService {
    * A version's content, checked: the Markdown parses without errors (at most 256 KiB), the schema is a bounded JSON
    * Schema of an object that ajv compiles, and the variables validate against it.
    */
-  async #checked(orgId: string, body: VersionContent, self: Pick<BlockRecord, 'id' | 'name'>): Promise<Required<VersionContent>> {
+  async #checked(orgId: string, body: VersionContent, self: Pick<BlockRecord, 'id' | 'name'>): Promise<{ content: Required<VersionContent>; document: DocumentJson }> {
     const parsed = await this.#parsed(orgId, body.markdown, self);
     const schema = body.schema ?? {};
     const variables = body.variables ?? {};
@@ -191,12 +224,13 @@ export class BlockService {
       const errors = formatAjvErrors(validate.errors, 'variables');
       throw new HttpError('VALIDATION_FAILED', `The variables do not match the block's schema: ${errorSummary(errors)}.`, errors);
     }
-    return { title: body.title, markdown: body.markdown, schema, variables };
+    return { content: { title: body.title, markdown: body.markdown, schema, variables }, document: parsed.document };
   }
 
   /**
    * The Markdown of a version, parsed, with the blocks it inserts checked: they exist (in the organization), nothing
-   * leads back to `self`, and with `self` they nest at most 5 deep.
+   * leads back to `self`, and with `self` they nest at most 5 deep; and the images it draws can be used (400 naming
+   * the path of a missing or expired temporary image, as for a template).
    */
   async #parsed(orgId: string, markdown: string, self: Pick<BlockRecord, 'id' | 'name'>): Promise<ParseResult & { document: DocumentJson }> {
     const parsed = await this.markdown.parse(markdown, { maxBytes: MAX_BLOCK_MARKDOWN_BYTES });
@@ -207,6 +241,7 @@ export class BlockService {
       const inserted = await this.insertion.insert(orgId, parsed.document, { linked: true, purpose: 'save', within: { blockId: self.id, name: self.name } });
       if (inserted.errors.length) throw blockErrors(inserted.errors, 'markdown.');
     }
+    await this.images.check(orgId, parsed.document, '');
     return parsed as ParseResult & { document: DocumentJson };
   }
 

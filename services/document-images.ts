@@ -1,5 +1,5 @@
 // The images of a document: checked before a render or a save (temporary images and the organization's assets must
-// exist, URLs must pass the URL policy's syntax), and made permanent when a document is saved.
+// exist, URLs must pass the URL policy's syntax), and made permanent when a document, template or block is saved.
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
@@ -27,7 +27,7 @@ export interface PersistedImages<D> {
 @injectable()
 export class DocumentImages {
   /**
-   * Saves and deletions of an organization's documents and templates run one at a time (`exclusive`): an asset
+   * Saves and deletions of an organization's documents, templates and blocks run one at a time (`exclusive`): an asset
    * that `persist` reuses or finds cannot be released by another save or deletion before the write that uses it.
    */
   readonly #locks = new KeyedMutex();
@@ -76,7 +76,7 @@ export class DocumentImages {
     return [...sources];
   }
 
-  /** Runs `fn` as the organization's only save or deletion of documents and templates at that time. */
+  /** Runs `fn` as the organization's only save or deletion of documents, templates and blocks at that time. */
   exclusive<T>(orgId: string, fn: () => Promise<T>): Promise<T> {
     return this.#locks.run(orgId, fn);
   }
@@ -124,4 +124,11 @@ export class DocumentImages {
     await this.blobs.put(id, await this.blobs.get(tempId));
     return { id, orgId, mimeType: rec.mimeType, sizeBytes: rec.sizeBytes, sourceImageId: tempId, createdAt: this.clock.now().toISOString() };
   }
+}
+
+/** Markdown as written, with each temporary image path replaced by the `/image/` path the save made of it (`replaced`). */
+export function withAssetPaths(markdown: string, replaced: Map<string, string>): string {
+  let out = markdown;
+  for (const [from, to] of replaced) out = out.split(from).join(to);
+  return out;
 }

@@ -9,7 +9,7 @@ import { MAX_TEMPLATES_PER_ORG, type CopyTemplate, type CreateTemplate, type Tem
 import type { DocumentJson } from '../contracts/document-json.js';
 import { MarkdownParser } from './markdown-parser.js';
 import { pageByPosition, uniqueSlug } from './slugs-and-pages.js';
-import { DocumentImages } from './document-images.js';
+import { DocumentImages, withAssetPaths } from './document-images.js';
 import { checkDocumentConfig, checkWithBlocks, locatedIssue, publicIssue } from './document-check.js';
 import { BlockInsertion } from './block-insertion.js';
 import { hasBlockRefs } from '../document/block-refs.js';
@@ -214,13 +214,6 @@ function notFound(id: string): HttpError {
 
 function readOnly(id: string, verb: string): HttpError {
   return new HttpError('FORBIDDEN', `Template ${id} is a catalog template and cannot be ${verb}; copy it with POST /templates/${id}/copy and change the copy.`);
-}
-
-/** The Markdown as written, with each temporary image path replaced by the `/image/` path the save made of it. */
-function withAssetPaths(markdown: string, replaced: Map<string, string>): string {
-  let out = markdown;
-  for (const [from, to] of replaced) out = out.split(from).join(to);
-  return out;
 }
 
 function catalogView(t: CatalogTemplate): TemplateView {

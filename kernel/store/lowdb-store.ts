@@ -366,8 +366,8 @@ export class LowdbStore implements Store {
     return { releasedAssets: released };
   }
 
-  async createBlock(block: BlockRecord): Promise<void> {
-    await this.#commit(ops.put('blocks', structuredClone(block)));
+  async createBlock(block: BlockRecord, newAssets: AssetRecord[]): Promise<void> {
+    await this.#commit(...newAssets.map((a) => ops.put('assets', { ...a })), ops.put('blocks', structuredClone(block)));
   }
 
   async getBlock(orgId: string, id: string): Promise<BlockRecord | undefined> {
@@ -382,20 +382,22 @@ export class LowdbStore implements Store {
       .map((b) => structuredClone(b));
   }
 
-  async updateBlock(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, at: string): Promise<BlockRecord | undefined> {
+  async updateBlock(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, at: string, newAssets: AssetRecord[] = []): Promise<BlockRecord | undefined> {
     const rec = this.#own('blocks', orgId, id);
     if (!rec) return undefined;
     const patch = { ...structuredClone(change(structuredClone(rec))), updatedAt: at };
-    const durable = this.#commit(ops.patch('blocks', id, patch));
+    const durable = this.#commit(...newAssets.map((a) => ops.put('assets', { ...a })), ops.patch('blocks', id, patch));
     const copy = structuredClone(rec);
     await durable;
     return copy;
   }
 
-  async deleteBlock(orgId: string, id: string): Promise<boolean> {
-    if (!this.#own('blocks', orgId, id)) return false;
-    await this.#commit(ops.del('blocks', id));
-    return true;
+  async deleteBlock(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    const rec = this.#own('blocks', orgId, id);
+    if (!rec) return undefined;
+    const released = this.#released(rec, []);
+    await this.#commit(ops.del('blocks', id), ...released.map((a) => ops.del('assets', a)));
+    return { releasedAssets: released };
   }
 
   async getAsset(orgId: string, id: string): Promise<AssetRecord | undefined> {
@@ -439,9 +441,9 @@ export class LowdbStore implements Store {
     return rec && rec.orgId === orgId ? rec : undefined;
   }
 
-  /** The assets of `doc` that no document or template will use once `doc` uses only `keep`. */
-  #released(doc: DocumentRecord | TemplateRecord, keep: string[]): string[] {
-    return doc.assetIds.filter((a) => !keep.includes(a) && [...this.#state.assetUsers(a)].every((user) => user === doc.id));
+  /** The assets of `doc` that no document, template or block will use once `doc` uses only `keep`. */
+  #released(doc: DocumentRecord | TemplateRecord | BlockRecord, keep: string[]): string[] {
+    return (doc.assetIds ?? []).filter((a) => !keep.includes(a) && [...this.#state.assetUsers(a)].every((user) => user === doc.id));
   }
 
   /** Unsets the organization's other default presets (their version stays: only the flag moved away). */

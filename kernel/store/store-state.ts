@@ -54,7 +54,7 @@ export class StoreState {
   #resourceTokenByHash = new Map<string, string>();
   /** orgId → (jobId → estimated credits) of the organization's PENDING and PROCESSING jobs. */
   #unfinished = new Map<string, Map<string, number>>();
-  /** assetId → the documents and templates that use it: an asset goes with the last of them. */
+  /** assetId → the documents, templates and reusable blocks that use it: an asset goes with the last of them. */
   #assetUsers = new Map<string, Set<string>>();
   /** `${orgId}/${sourceImageId}` → asset id. */
   #assetBySource = new Map<string, string>();
@@ -109,7 +109,7 @@ export class StoreState {
     return this.#resourceTokenByHash.get(hash);
   }
 
-  /** The documents that use the asset. */
+  /** The documents, templates and blocks that use the asset. */
   assetUsers(assetId: string): ReadonlySet<string> {
     return this.#assetUsers.get(assetId) ?? new Set();
   }
@@ -137,9 +137,11 @@ export class StoreState {
       case 'resourceTokens':
         return this.#indexHash(this.#resourceTokenByHash, rec as ResourceTokenRecord, add);
       case 'documents':
-      case 'templates': {
-        const doc = rec as DocumentRecord | TemplateRecord;
-        for (const assetId of doc.assetIds) {
+      case 'templates':
+      case 'blocks': {
+        // A block stored before blocks kept assets has no `assetIds`.
+        const doc = rec as DocumentRecord | TemplateRecord | BlockRecord;
+        for (const assetId of doc.assetIds ?? []) {
           const users = this.#assetUsers.get(assetId);
           if (add) {
             if (users) users.add(doc.id);

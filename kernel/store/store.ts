@@ -94,7 +94,8 @@ export interface Store {
   /** As deleteDocument, for a template. */
   deleteTemplate(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
 
-  createBlock(block: BlockRecord): Promise<void>;
+  /** The block and the new assets it is the first to use, in one write. */
+  createBlock(block: BlockRecord, newAssets: AssetRecord[]): Promise<void>;
   /** Scoped to the organization: another organization's block is undefined. */
   getBlock(orgId: string, id: string): Promise<BlockRecord | undefined>;
   /** The organization's blocks, oldest first. */
@@ -102,14 +103,15 @@ export interface Store {
   /**
    * Calls `change` with the stored block and writes what it returns (with `updatedAt: at`), with nothing in between:
    * a change made from the current state (the next version number, a status move) cannot race another. `change` may
-   * throw to refuse (nothing is written). Undefined when the block is unknown or another organization's.
+   * throw to refuse (nothing is written). `newAssets` are written in the same write. Undefined when the block is
+   * unknown or another organization's.
    */
-  updateBlock(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, at: string): Promise<BlockRecord | undefined>;
-  /** False when the block is unknown or another organization's. */
-  deleteBlock(orgId: string, id: string): Promise<boolean>;
+  updateBlock(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, at: string, newAssets?: AssetRecord[]): Promise<BlockRecord | undefined>;
+  /** As deleteDocument, for a block: undefined when the block is unknown or another organization's. */
+  deleteBlock(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
 
   getAsset(orgId: string, id: string): Promise<AssetRecord | undefined>;
-  /** The organization's asset made from the temporary image `sourceImageId`, while a document still uses it. */
+  /** The organization's asset made from the temporary image `sourceImageId`, while a document, template or block still uses it. */
   findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined>;
 
   /** A bulk job and its items' render jobs, visible at once and written in one write (as stageJob). */
@@ -130,7 +132,7 @@ export interface PageKey {
 export type TemplateChange = Partial<Omit<TemplateRecord, 'id' | 'orgId' | 'version' | 'createdAt' | 'updatedAt'>>;
 
 /** The fields of a block a change may replace (a new version is the whole `versions` with it appended). */
-export type BlockChange = Partial<Pick<BlockRecord, 'name' | 'slug' | 'category' | 'tags' | 'description' | 'status' | 'currentVersion' | 'versions'>>;
+export type BlockChange = Partial<Pick<BlockRecord, 'name' | 'slug' | 'category' | 'tags' | 'description' | 'status' | 'currentVersion' | 'versions' | 'assetIds'>>;
 
 /** The fields of a document a change may replace. */
 export type DocumentChange = Partial<Pick<DocumentRecord, 'name' | 'config' | 'stylePresetId' | 'assetIds' | 'fromMarkdown'>>;
