@@ -121,6 +121,19 @@ test('the asset goes when the block, its last user, is deleted', async () => {
   assert.equal(again.body.errors.map((e: Json) => e.code), ['IMAGE_NOT_FOUND']);
 });
 
+test('a document with a snapshot of the block keeps its image when the block is deleted', async () => {
+  const block = await createBlock('Snapshot logo', markdownWith(await uploadTempImage(owner, png, 'snap.png')));
+  const assetId = assetIn(block.versions[0].markdown)!;
+  assert.is((await owner.post(`${BLOCKS}/${block.id}/status`, { status: 'ACTIVE' })).status, 200);
+  const doc = await owner.post(DOCS, { config: { document: { type: 'pdf' }, sections: [{ type: 'flow', content: [{ type: 'blockRef', blockId: block.id, mode: 'snapshot' }] }] } });
+  assert.is(doc.status, 201, doc.bytes.toString());
+  assert.match(JSON.stringify(doc.body.config), `/image/${assetId}`);
+  assert.is((await del(owner, `${BLOCKS}/${block.id}`)).status, 204);
+  assert.is((await owner.get(imageUrl(assetId))).status, 200);
+  assert.is((await del(owner, `${DOCS}/${doc.body.id}`)).status, 204);
+  assert.is((await owner.get(imageUrl(assetId))).status, 404);
+});
+
 test('a linked block with an uploaded image renders with the image drawn in the PDF', async () => {
   const block = await createBlock('Rendered logo', markdownWith(await uploadTempImage(owner, png, 'render.png')));
   const active = await owner.post(`${BLOCKS}/${block.id}/status`, { status: 'ACTIVE' });
