@@ -26,6 +26,8 @@ const DEBIAN_PACKAGES = [
   ['test -f /usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf', 'fonts-dejavu-core'],
   // The C allocator `npm start` runs the server with (scripts/with-allocator.sh): a render costs about a fifth less CPU.
   ['test -f /usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2', 'libjemalloc2'],
+  // PostgreSQL: the shared store of a multi-node deployment; the tests start throw-away clusters with its initdb.
+  ['ls /usr/lib/postgresql/*/bin/initdb', 'postgresql'],
   // The DOCX benchmark's peer (bench/office.ts prints pandoc's Markdown → DOCX beside Quire's).
   ['command -v pandoc', 'pandoc'],
 ];
