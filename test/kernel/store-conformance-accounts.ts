@@ -1,6 +1,6 @@
 // Store conformance: organizations, API keys, integration clients and resource tokens.
 import * as assert from 'uvu/assert';
-import { apiKey, area, client, ids, org, resourceToken, at, type OpenStore } from './store-conformance-records.js';
+import { apiKey, area, client, ids, org, resourceToken, at, twoOrgs, type OpenStore } from './store-conformance-records.js';
 
 export function defineAccountConformance(suiteName: string, open: OpenStore): void {
   area(suiteName, 'organizations', open, (it) => {
@@ -32,9 +32,7 @@ export function defineAccountConformance(suiteName: string, open: OpenStore): vo
     });
 
     it('lists the keys of one organization only', async (store) => {
-      const [a, b] = [org(), org()];
-      await store.createOrganization(a);
-      await store.createOrganization(b);
+      const [a, b] = await twoOrgs(store);
       const [k1, k2, other] = [apiKey(a.id), apiKey(a.id, { role: 'member' }), apiKey(b.id)];
       for (const k of [k1, k2, other]) await store.createApiKey(k);
       assert.equal(ids(await store.listApiKeys(a.id)), ids([k1, k2]));
@@ -43,9 +41,7 @@ export function defineAccountConformance(suiteName: string, open: OpenStore): vo
     });
 
     it('revoking sets revokedAt once, is refused for another organization, and a revoked key is still found by its hash', async (store) => {
-      const [a, b] = [org(), org()];
-      await store.createOrganization(a);
-      await store.createOrganization(b);
+      const [a, b] = await twoOrgs(store);
       const k = apiKey(a.id);
       await store.createApiKey(k);
       assert.is(await store.revokeApiKey(b.id, k.id, at(1)), false, 'another organization cannot revoke it');
@@ -86,9 +82,7 @@ export function defineAccountConformance(suiteName: string, open: OpenStore): vo
     });
 
     it('lists the tokens of one organization only', async (store) => {
-      const [a, b] = [org(), org()];
-      await store.createOrganization(a);
-      await store.createOrganization(b);
+      const [a, b] = await twoOrgs(store);
       const c = client();
       await store.createIntegrationClient(c);
       const [t1, t2, other] = [resourceToken(a.id, c.id), resourceToken(a.id, c.id), resourceToken(b.id, c.id)];
@@ -98,9 +92,7 @@ export function defineAccountConformance(suiteName: string, open: OpenStore): vo
     });
 
     it('revoking sets revokedAt once and is refused for another organization', async (store) => {
-      const [a, b] = [org(), org()];
-      await store.createOrganization(a);
-      await store.createOrganization(b);
+      const [a, b] = await twoOrgs(store);
       const c = client();
       await store.createIntegrationClient(c);
       const t = resourceToken(a.id, c.id);

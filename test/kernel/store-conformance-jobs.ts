@@ -1,6 +1,6 @@
 // Store conformance: files, jobs (staging, finishing with a charge and an output), and the credit ledger.
 import * as assert from 'uvu/assert';
-import { area, at, file, ids, job, ledgerEntry, org, rejects, type OpenStore } from './store-conformance-records.js';
+import { area, at, file, ids, job, ledgerEntry, org, rejects, twoOrgs, type OpenStore } from './store-conformance-records.js';
 
 export function defineJobConformance(suiteName: string, open: OpenStore): void {
   area(suiteName, 'files', open, (it) => {
@@ -136,9 +136,7 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
     });
 
     it('outstandingEstimate sums the estimates of the organization\'s pending and processing jobs only', async (store) => {
-      const [a, b] = [org(), org()];
-      await store.createOrganization(a);
-      await store.createOrganization(b);
+      const [a, b] = await twoOrgs(store);
       assert.is(await store.outstandingEstimate(a.id), 0);
       const pending = job(a.id, { estimatedCredits: 2 });
       const processing = job(a.id, { estimatedCredits: 5, status: 'PROCESSING' });
@@ -187,9 +185,7 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
     });
 
     it('lists an organization\'s entries newest written first, at most limit', async (store) => {
-      const [a, b] = [org(), org()];
-      await store.createOrganization(a);
-      await store.createOrganization(b);
+      const [a, b] = await twoOrgs(store);
       // One createdAt for all: the order is the order of writing, not a sort on the timestamp.
       const written = [];
       for (const amount of [1, 2, 3, 4]) {

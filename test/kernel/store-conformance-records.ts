@@ -40,6 +40,13 @@ export const id = (): string => randomUUID();
 
 export const org = (over: Partial<Organization> = {}): Organization => ({ id: id(), name: 'Acme', plan: 'Team', balance: 0, createdAt: NOW, ...over });
 
+/** Two organizations, stored (the second is the "another organization" of scoping checks). */
+export async function twoOrgs(store: Store): Promise<[Organization, Organization]> {
+  const pair: [Organization, Organization] = [org(), org({ name: 'Globex' })];
+  for (const o of pair) await store.createOrganization(o);
+  return pair;
+}
+
 export const apiKey = (orgId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
   id: id(), orgId, name: 'ci', role: 'owner', hash: `hash-${id()}`, prefix: 'ak_test', createdAt: NOW, revokedAt: null, ...over,
 });
