@@ -88,7 +88,7 @@ export class LowdbStore implements Store {
   }
 
   async getOrganization(id: string): Promise<Organization | undefined> {
-    const org = this.#data.organizations[id];
+    const org = own(this.#data.organizations, id);
     return org && { ...org };
   }
 
@@ -102,7 +102,7 @@ export class LowdbStore implements Store {
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
     const id = this.#state.apiKeyIdByHash(hash);
-    const key = id ? this.#data.apiKeys[id] : undefined;
+    const key = id ? own(this.#data.apiKeys, id) : undefined;
     return key && { ...key };
   }
 
@@ -111,7 +111,7 @@ export class LowdbStore implements Store {
   }
 
   async revokeApiKey(orgId: string, id: string, at: string): Promise<boolean> {
-    const key = this.#data.apiKeys[id];
+    const key = own(this.#data.apiKeys, id);
     if (!key || key.orgId !== orgId || key.revokedAt) return false;
     await this.#commit(ops.patch('apiKeys', id, { revokedAt: at }));
     return true;
@@ -122,7 +122,7 @@ export class LowdbStore implements Store {
   }
 
   async getIntegrationClient(id: string): Promise<IntegrationClient | undefined> {
-    const c = this.#data.integrationClients[id];
+    const c = own(this.#data.integrationClients, id);
     return c && { ...c };
   }
 
@@ -136,12 +136,12 @@ export class LowdbStore implements Store {
 
   async findResourceTokenByHash(hash: string): Promise<ResourceTokenRecord | undefined> {
     const id = this.#state.resourceTokenIdByHash(hash);
-    const t = id ? this.#data.resourceTokens[id] : undefined;
+    const t = id ? own(this.#data.resourceTokens, id) : undefined;
     return t && { ...t };
   }
 
   async getResourceToken(id: string): Promise<ResourceTokenRecord | undefined> {
-    const t = this.#data.resourceTokens[id];
+    const t = own(this.#data.resourceTokens, id);
     return t && { ...t };
   }
 
@@ -150,7 +150,7 @@ export class LowdbStore implements Store {
   }
 
   async revokeResourceToken(orgId: string, id: string, at: string): Promise<boolean> {
-    const t = this.#data.resourceTokens[id];
+    const t = own(this.#data.resourceTokens, id);
     if (!t || t.orgId !== orgId || t.revokedAt) return false;
     await this.#commit(ops.patch('resourceTokens', id, { revokedAt: at }));
     return true;
@@ -161,7 +161,7 @@ export class LowdbStore implements Store {
   }
 
   async getFile(orgId: string, id: string): Promise<FileRecord | undefined> {
-    const file = this.#data.files[id];
+    const file = own(this.#data.files, id);
     return file && file.orgId === orgId ? { ...file } : undefined;
   }
 
@@ -186,12 +186,12 @@ export class LowdbStore implements Store {
   }
 
   async getJob(orgId: string, id: string): Promise<JobRecord | undefined> {
-    const job = this.#data.jobs[id];
+    const job = own(this.#data.jobs, id);
     return job && job.orgId === orgId ? jobCopy(job) : undefined;
   }
 
   async getJobById(id: string): Promise<JobRecord | undefined> {
-    const job = this.#data.jobs[id];
+    const job = own(this.#data.jobs, id);
     return job && jobCopy(job);
   }
 
@@ -497,4 +497,9 @@ function deepFreeze<T>(value: T): T {
     for (const v of Object.values(value)) deepFreeze(v);
   }
   return value;
+}
+
+/** The record stored under `id`, never an inherited property (`constructor`, `__proto__`): an id is data. */
+function own<T>(records: Record<string, T>, id: string): T | undefined {
+  return Object.hasOwn(records, id) ? records[id] : undefined;
 }

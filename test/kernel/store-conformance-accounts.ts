@@ -11,6 +11,21 @@ export function defineAccountConformance(suiteName: string, open: OpenStore): vo
       assert.is(await store.getOrganization('no-such-org'), undefined);
     });
 
+    it('an id that names a property of every JavaScript object (constructor, __proto__, toString) is data: it finds nothing', async (store) => {
+      const o = org();
+      await store.createOrganization(o);
+      for (const id of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+        assert.is(await store.getOrganization(id), undefined, id);
+        assert.is(await store.getIntegrationClient(id), undefined, id);
+        assert.is(await store.getResourceToken(id), undefined, id);
+        assert.is(await store.getFile(o.id, id), undefined, id);
+        assert.is(await store.getJob(o.id, id), undefined, id);
+        assert.is(await store.getJobById(id), undefined, id);
+        assert.is(await store.revokeApiKey(o.id, id, at(1)), false, id);
+        assert.is(await store.revokeResourceToken(o.id, id, at(1)), false, id);
+      }
+    });
+
     it('lists every organization', async (store) => {
       const [a, b] = [org(), org({ name: 'Globex' })];
       await store.createOrganization(a);
