@@ -196,7 +196,9 @@ export class JobRunner {
       const manifest = reg.plugin.definition.manifest;
       const outbound = manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
       const llm = manifest.llm && this.config.llm ? { llm: { ...this.config.llm } } : {};
-      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }, undefined, this.blobs.target(outputId)).finally(release);
+      const target = this.blobs.target(outputId);
+      const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }, undefined, target).finally(release);
+      if (output.file) await this.blobs.keep(target, outputId);
       writeWorkerLog(log, output.log);
       const result = output.result ?? {};
       this.#checkResult(reg, result);

@@ -7,7 +7,7 @@ import { systemClock, type Clock } from '../kernel/clock.js';
 import type { QuireConfig } from '../kernel/config.js';
 import { createLogger, type Logger } from '../kernel/logger.js';
 import { LowdbStore } from '../kernel/store/lowdb-store.js';
-import { BlobStore } from '../kernel/store/blob-store.js';
+import { DiskBlobStore } from '../kernel/store/blob-store.js';
 import type { Store } from '../kernel/store/store.js';
 import { acquireDataDirLock } from '../kernel/store/data-dir-lock.js';
 import { loadSigningSecret } from '../kernel/signing-secret.js';
@@ -92,7 +92,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     const store = options.store ?? new LowdbStore(config.dataDir);
     await store.init();
     opened.push(() => store.close());
-    const blobs = new BlobStore(config.dataDir);
+    const blobs = new DiskBlobStore(config.dataDir);
     await blobs.init();
     const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
     const inspector = new FileInspector();

@@ -231,13 +231,18 @@ export class BulkService {
   async #zip(bulk: BulkJobRecord, entries: Array<{ name: string; fileId: string }>): Promise<FileRecord> {
     const zip = new yazl.ZipFile();
     const mtime = this.clock.now();
-    for (const e of entries) zip.addFile(this.blobs.path(e.fileId), e.name, { compress: false, mtime });
+    // Each output is opened when the ZIP reaches it: one open file at a time.
+    for (const e of entries) {
+      zip.addReadStreamLazy(e.name, { compress: false, mtime }, (done) => {
+        this.blobs.openRead(e.fileId).then((stream) => done(null, stream), (err: Error) => done(err, undefined as never));
+      });
+    }
     zip.end();
     const temp = this.blobs.tempPath();
     await pipeline(zip.outputStream, createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+    const { size } = await stat(temp);
     const id = randomUUID();
     await this.blobs.adopt(temp, id);
-    const { size } = await stat(this.blobs.path(id));
     const now = this.clock.now();
     return {
       id,

@@ -1,6 +1,8 @@
-// File bytes on disk under <dataDir>/blobs, named by file id only (never by a client's filename).
+// Where file bytes live (BlobStore), and the embedded kind: on disk under <dataDir>/blobs, named by file id only
+// (never by a client's filename).
 import path from 'node:path';
-import { closeSync, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fdatasyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { mkdir, readFile, rename, rm, writeFile, open } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 
@@ -35,7 +37,31 @@ export function writeBlobSync(target: BlobTarget, bytes: Uint8Array): void {
 
 const ID = /^[0-9a-f-]{36}$/;
 
-export class BlobStore {
+/**
+ * The bytes of files (uploads, outputs, assets), by file id. Uploads and worker outputs are first written to local
+ * scratch files (`tempPath`, `target`) and then made blobs (`adopt`, `keep`): a store that keeps bytes elsewhere (a
+ * database, object storage) copies them there at that point. Reads are whole (`get`, for a worker's input) or
+ * streamed (`openRead`, for downloads and ZIPs).
+ */
+export interface BlobStore {
+  init(): Promise<void>;
+  /** A fresh local scratch path (an upload streams there before `adopt`); removed at the next start. */
+  tempPath(): string;
+  /** A scratch file's bytes (only files under this store's scratch folder). */
+  readTemp(tempFile: string): Promise<Buffer>;
+  /** The scratch file becomes the blob `id` (durably; the scratch file is gone). */
+  adopt(tempFile: string, id: string): Promise<void>;
+  put(id: string, bytes: Uint8Array): Promise<void>;
+  get(id: string): Promise<Buffer>;
+  /** The blob's bytes as a stream; a missing blob errors on the stream. */
+  openRead(id: string): Promise<Readable>;
+  /** Where a worker thread writes the blob `id` itself (writeBlobSync); `keep` makes what it wrote the blob. */
+  target(id: string): BlobTarget;
+  keep(target: BlobTarget, id: string): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+export class DiskBlobStore implements BlobStore {
   readonly dir: string;
   readonly tmpDir: string;
 
@@ -90,6 +116,14 @@ export class BlobStore {
     return readFile(this.#path(id));
   }
 
+  async openRead(id: string): Promise<Readable> {
+    return createReadStream(this.#path(id));
+  }
+
+  /** writeBlobSync already renamed the file into place. */
+  async keep(): Promise<void> {}
+
+  /** The blob's file (tests and tools that read the data dir). */
   path(id: string): string {
     return this.#path(id);
   }

@@ -1,6 +1,5 @@
 // The workspace's documents: save (JSON or Extended Markdown), list, read, change, delete, read and write as
 // Markdown, render by id; and the permanent images saved documents use.
-import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../contracts/errors.js';
@@ -114,7 +113,7 @@ async function image(ctx: RouteContext): Promise<void> {
   ctx.res.setHeader('Cache-Control', 'private, max-age=3600');
   // SVG is served as a download-safe image: no script runs in the API's origin.
   ctx.res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
-  await pipeline(createReadStream(ctx.kernel.blobs.path(asset.id)), ctx.res);
+  await pipeline(await ctx.kernel.blobs.openRead(asset.id), ctx.res);
 }
 
 const strictAndVersion = (ctx: RouteContext) => ({ strict: strictOf(ctx), ifMatch: ifMatchOf(ctx) });

@@ -1,6 +1,5 @@
 // Tool files: upload (multipart), record lookup and download (API key or signed token).
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../contracts/errors.js';
@@ -88,7 +87,7 @@ export async function sendStoredFile(ctx: RouteContext, rec: Pick<FileRecord, 'i
   res.setHeader('Content-Length', String(rec.sizeBytes));
   res.setHeader('Content-Disposition', contentDisposition(filename));
   res.setHeader('Cache-Control', 'private, no-store');
-  await pipeline(createReadStream(ctx.kernel.blobs.path(rec.id)), res);
+  await pipeline(await ctx.kernel.blobs.openRead(rec.id), res);
 }
 
 /** RFC 6266 with an ASCII fallback and the UTF-8 name. */
