@@ -1,0 +1,154 @@
+// File bytes in PostgreSQL (`blob_chunks`): every node of a deployment reads every file without a shared disk. A file
+// is stored as 1 MiB chunks, written and read one chunk at a time, so no file is ever held in memory whole.
+import path from 'node:path';
+import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import type { BlobStore, BlobTarget } from '../blob-store.js';
+
+/** Bytes per stored chunk: big enough that a 50 MB upload is 50 rows, small enough to hold one in memory. */
+export const BLOB_CHUNK_BYTES = 1024 * 1024;
+
+const ID = /^[0-9a-f-]{36}$/;
+
+export class PgBlobStore implements BlobStore {
+  readonly #pool: pg.Pool;
+  readonly #tmpDir: string;
+
+  /** `scratchDir`: a local folder for uploads and worker outputs before they are stored (emptied at start). */
+  constructor(url: string, scratchDir: string, options: { poolSize?: number } = {}) {
+    this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 4 });
+    this.#tmpDir = path.join(scratchDir, 'tmp');
+  }
+
+  async init(): Promise<void> {
+    await rm(this.#tmpDir, { recursive: true, force: true });
+    await mkdir(this.#tmpDir, { recursive: true });
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  tempPath(): string {
+    return path.join(this.#tmpDir, randomUUID());
+  }
+
+  async readTemp(tempFile: string): Promise<Buffer> {
+    if (path.dirname(tempFile) !== this.#tmpDir) throw new Error('Not a temp file of this store.');
+    return readFile(tempFile);
+  }
+
+  /** The worker writes a local scratch file; `keep` stores it. */
+  target(id: string): BlobTarget {
+    checkId(id);
+    return { tempPath: this.tempPath(), path: this.tempPath() };
+  }
+
+  async keep(target: BlobTarget, id: string): Promise<void> {
+    await this.adopt(target.path, id);
+  }
+
+  async adopt(tempFile: string, id: string): Promise<void> {
+    try {
+      await this.#write(id, chunksOfFile(tempFile));
+    } finally {
+      await rm(tempFile, { force: true });
+    }
+  }
+
+  async put(id: string, bytes: Uint8Array): Promise<void> {
+    await this.#write(id, chunksOfBytes(bytes));
+  }
+
+  async get(id: string): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    for await (const chunk of this.#chunks(id)) parts.push(chunk);
+    return Buffer.concat(parts);
+  }
+
+  async openRead(id: string): Promise<Readable> {
+    return Readable.from(this.#chunks(id), { objectMode: false });
+  }
+
+  async delete(id: string): Promise<void> {
+    checkId(id);
+    await this.#pool.query('DELETE FROM blob_chunks WHERE id = $1', [id]);
+  }
+
+  /** Replaces the blob with the chunks given, in one transaction: a reader sees the old bytes or the new, never a mix. */
+  async #write(id: string, chunks: AsyncIterable<Buffer>): Promise<void> {
+    checkId(id);
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('DELETE FROM blob_chunks WHERE id = $1', [id]);
+      let seq = 0;
+      for await (const chunk of chunks) await client.query('INSERT INTO blob_chunks (id, seq, bytes) VALUES ($1, $2, $3)', [id, seq++, chunk]);
+      // An empty file is one empty chunk, so that it exists.
+      if (seq === 0) await client.query('INSERT INTO blob_chunks (id, seq, bytes) VALUES ($1, 0, $2)', [id, Buffer.alloc(0)]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The blob's chunks in order, one query each (no chunk is fetched before it is wanted); a missing blob throws. */
+  async *#chunks(id: string): AsyncGenerator<Buffer> {
+    checkId(id);
+    for (let seq = 0; ; seq++) {
+      const { rows } = await this.#pool.query<{ bytes: Buffer }>('SELECT bytes FROM blob_chunks WHERE id = $1 AND seq = $2', [id, seq]);
+      if (!rows[0]) {
+        if (seq === 0) throw Object.assign(new Error(`Blob ${id} is not stored.`), { code: 'ENOENT' });
+        return;
+      }
+      yield rows[0].bytes;
+    }
+  }
+}
+
+function checkId(id: string): void {
+  if (!ID.test(id)) throw new Error(`Invalid blob id ${JSON.stringify(id)}`);
+}
+
+async function* chunksOfBytes(bytes: Uint8Array): AsyncGenerator<Buffer> {
+  for (let offset = 0; offset < bytes.byteLength; offset += BLOB_CHUNK_BYTES) {
+    yield Buffer.from(bytes.buffer, bytes.byteOffset + offset, Math.min(BLOB_CHUNK_BYTES, bytes.byteLength - offset));
+  }
+}
+
+/** The file's bytes in chunks of BLOB_CHUNK_BYTES, read one at a time. */
+async function* chunksOfFile(file: string): AsyncGenerator<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    for (;;) {
+      const buffer = Buffer.allocUnsafe(BLOB_CHUNK_BYTES);
+      let filled = 0;
+      while (filled < BLOB_CHUNK_BYTES) {
+        const { bytesRead } = await fh.read(buffer, filled, BLOB_CHUNK_BYTES - filled, null);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      if (filled === 0) return;
+      yield buffer.subarray(0, filled);
+      if (filled < BLOB_CHUNK_BYTES) return;
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The migration that creates the chunk table (kernel/store/postgres/migrations.ts lists it). */
+export const BLOB_CHUNKS_SQL = `
+CREATE TABLE blob_chunks (
+  id text NOT NULL,
+  seq integer NOT NULL,
+  bytes bytea NOT NULL,
+  PRIMARY KEY (id, seq)
+);
+ALTER TABLE blob_chunks ALTER COLUMN bytes SET STORAGE EXTERNAL;
+`;
