@@ -1,0 +1,338 @@
+// The PostgreSQL metadata store (QUIRE_DATABASE_URL): the Store interface over a pg pool, with the embedded store's semantics.
+import pg from 'pg';
+import { migrate } from './migrations.js';
+import { PgWorkspace } from './pg-workspace.js';
+import { copy, listOwn, put, readAll, readOne, readOwn, transaction, type Db } from './pg-rows.js';
+import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
+import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
+import type { BlockRecord } from '../../model.js';
+import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
+
+const isFinished = (status: JobStatus) => status === 'COMPLETED' || status === 'FAILED';
+
+/**
+ * Every write that the embedded store makes as one journal line is one transaction here; a read-modify-write locks
+ * its row (SELECT … FOR UPDATE) from the read to the write. A write is durable when its promise resolves, so
+ * `stageJob` and `stageBulkJob` hand back an already resolved `durable`. Reads return fresh objects.
+ */
+export class PgStore implements Store {
+  readonly #pool: pg.Pool;
+  readonly #workspace: PgWorkspace;
+
+  constructor(url: string, poolSize = 10) {
+    // Timestamps are compared as instants; UTC keeps a zone-less instant a caller passes meaning what it means in ISO.
+    this.#pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c TimeZone=UTC' });
+    // An idle connection the server closed is discarded by the pool; without a listener its error would end the process.
+    this.#pool.on('error', () => undefined);
+    this.#workspace = new PgWorkspace(this.#pool);
+  }
+
+  async init(): Promise<void> {
+    await migrate(this.#pool);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async createOrganization(org: Organization): Promise<void> {
+    await put(this.#pool, 'organizations', copy(org));
+  }
+
+  getOrganization(id: string): Promise<Organization | undefined> {
+    return readOne(this.#pool, 'organizations', id);
+  }
+
+  listOrganizations(): Promise<Organization[]> {
+    return readAll(this.#pool, 'SELECT data FROM organizations ORDER BY seq');
+  }
+
+  async createApiKey(key: ApiKeyRecord): Promise<void> {
+    await put(this.#pool, 'api_keys', copy(key));
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const [key] = await readAll<ApiKeyRecord>(this.#pool, 'SELECT data FROM api_keys WHERE hash = $1', [hash]);
+    return key;
+  }
+
+  listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
+    return listOwn(this.#pool, 'api_keys', orgId);
+  }
+
+  revokeApiKey(orgId: string, id: string, at: string): Promise<boolean> {
+    return transaction(this.#pool, async (tx) => {
+      const key = await readOwn(tx, 'api_keys', orgId, id, true);
+      if (!key || key.revokedAt) return false;
+      await put(tx, 'api_keys', { ...key, revokedAt: at });
+      return true;
+    });
+  }
+
+  async createIntegrationClient(client: IntegrationClient): Promise<void> {
+    await put(this.#pool, 'integration_clients', copy(client));
+  }
+
+  getIntegrationClient(id: string): Promise<IntegrationClient | undefined> {
+    return readOne(this.#pool, 'integration_clients', id);
+  }
+
+  listIntegrationClients(): Promise<IntegrationClient[]> {
+    return readAll(this.#pool, 'SELECT data FROM integration_clients ORDER BY seq');
+  }
+
+  async createResourceToken(token: ResourceTokenRecord): Promise<void> {
+    await put(this.#pool, 'resource_tokens', copy(token));
+  }
+
+  async findResourceTokenByHash(hash: string): Promise<ResourceTokenRecord | undefined> {
+    const [token] = await readAll<ResourceTokenRecord>(this.#pool, 'SELECT data FROM resource_tokens WHERE hash = $1', [hash]);
+    return token;
+  }
+
+  getResourceToken(id: string): Promise<ResourceTokenRecord | undefined> {
+    return readOne(this.#pool, 'resource_tokens', id);
+  }
+
+  listResourceTokens(orgId: string): Promise<ResourceTokenRecord[]> {
+    return listOwn(this.#pool, 'resource_tokens', orgId);
+  }
+
+  revokeResourceToken(orgId: string, id: string, at: string): Promise<boolean> {
+    return transaction(this.#pool, async (tx) => {
+      const token = await readOwn(tx, 'resource_tokens', orgId, id, true);
+      if (!token || token.revokedAt) return false;
+      await put(tx, 'resource_tokens', { ...token, revokedAt: at });
+      return true;
+    });
+  }
+
+  async createFile(file: FileRecord): Promise<void> {
+    await put(this.#pool, 'files', copy(file));
+  }
+
+  getFile(orgId: string, id: string): Promise<FileRecord | undefined> {
+    return readOwn(this.#pool, 'files', orgId, id);
+  }
+
+  async deleteFile(id: string): Promise<void> {
+    await this.#pool.query('DELETE FROM files WHERE id = $1', [id]);
+  }
+
+  listFilesExpiredBy(instant: string): Promise<FileRecord[]> {
+    return readAll(this.#pool, 'SELECT data FROM files WHERE expires_at <= $1 ORDER BY seq', [instant]);
+  }
+
+  async createJob(job: JobRecord): Promise<void> {
+    await put(this.#pool, 'jobs', copy(job));
+  }
+
+  async stageJob(job: JobRecord): Promise<{ durable: Promise<void> }> {
+    // Committed before this resolves: visible to every node and durable at once.
+    await this.createJob(job);
+    return { durable: Promise.resolve() };
+  }
+
+  getJob(orgId: string, id: string): Promise<JobRecord | undefined> {
+    return readOwn(this.#pool, 'jobs', orgId, id);
+  }
+
+  getJobById(id: string): Promise<JobRecord | undefined> {
+    return readOne(this.#pool, 'jobs', id);
+  }
+
+  updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord> {
+    return transaction(this.#pool, async (tx) => {
+      const job = await requireJob(tx, id);
+      const updated = { ...job, ...jobPatch(patch) };
+      await put(tx, 'jobs', updated);
+      return updated;
+    });
+  }
+
+  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord> {
+    // One transaction: the output file, the state change and the charge are committed together or not at all, and the
+    // job's row stays locked from the check to the commit, so a second finish sees the first one's final state.
+    return transaction(this.#pool, async (tx) => {
+      const job = await requireJob(tx, id);
+      if (isFinished(job.status)) throw new Error(`Job ${id} is already ${job.status}; a finished job never moves again.`);
+      const updated = { ...job, ...jobPatch(patch) };
+      if (output) await put(tx, 'files', copy(output));
+      await put(tx, 'jobs', updated);
+      if (charge) await addLedger(tx, charge);
+      return updated;
+    });
+  }
+
+  async listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]> {
+    const jobs = await readAll<JobRecord>(this.#pool, 'SELECT data FROM jobs WHERE status = ANY($1::text[]) ORDER BY seq', [statuses]);
+    // The embedded store's order: by createdAt as text, ties in the order the jobs were written (a stable sort).
+    return jobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async outstandingEstimate(orgId: string): Promise<number> {
+    const { rows } = await this.#pool.query<{ sum: string }>(
+      "SELECT coalesce(sum((data->>'estimatedCredits')::numeric), 0)::text AS sum FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')",
+      [orgId],
+    );
+    return Number(rows[0]!.sum);
+  }
+
+  deleteJobsFinishedBefore(instant: string): Promise<number> {
+    return transaction(this.#pool, async (tx) => {
+      const jobs = await tx.query('DELETE FROM jobs WHERE completed_at < $1', [instant]);
+      const bulks = await tx.query('DELETE FROM bulk_jobs WHERE completed_at < $1', [instant]);
+      return (jobs.rowCount ?? 0) + (bulks.rowCount ?? 0);
+    });
+  }
+
+  addLedgerEntry(entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry> {
+    return transaction(this.#pool, (tx) => addLedger(tx, entry));
+  }
+
+  listLedger(orgId: string, limit: number): Promise<LedgerEntry[]> {
+    return readAll(this.#pool, 'SELECT data FROM ledger WHERE org_id = $1 ORDER BY seq DESC LIMIT $2', [orgId, limit]);
+  }
+
+  createStylePreset(preset: StylePresetRecord): Promise<void> {
+    return this.#workspace.createStylePreset(preset);
+  }
+
+  getStylePreset(orgId: string, id: string): Promise<StylePresetRecord | undefined> {
+    return this.#workspace.getStylePreset(orgId, id);
+  }
+
+  listStylePresets(orgId: string): Promise<StylePresetRecord[]> {
+    return this.#workspace.listStylePresets(orgId);
+  }
+
+  updateStylePreset(orgId: string, id: string, patch: StylePresetPatch, at: string): Promise<StylePresetRecord | undefined> {
+    return this.#workspace.updateStylePreset(orgId, id, patch, at);
+  }
+
+  deleteStylePreset(orgId: string, id: string): Promise<boolean> {
+    return this.#workspace.deleteStylePreset(orgId, id);
+  }
+
+  createDocument(doc: DocumentRecord, newAssets: AssetRecord[]): Promise<void> {
+    return this.#workspace.createDocument(doc, newAssets);
+  }
+
+  getDocument(orgId: string, id: string): Promise<DocumentRecord | undefined> {
+    return this.#workspace.getDocument(orgId, id);
+  }
+
+  countDocuments(orgId: string): Promise<number> {
+    return this.#workspace.countDocuments(orgId);
+  }
+
+  listDocuments(orgId: string, limit: number, after?: PageKey): Promise<DocumentRecord[]> {
+    return this.#workspace.listDocuments(orgId, limit, after);
+  }
+
+  updateDocument(orgId: string, id: string, change: DocumentChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ document: DocumentRecord; releasedAssets: string[] } | 'conflict' | undefined> {
+    return this.#workspace.updateDocument(orgId, id, change, newAssets, at, expectedVersion);
+  }
+
+  deleteDocument(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#workspace.deleteDocument(orgId, id);
+  }
+
+  createTemplate(template: TemplateRecord, newAssets: AssetRecord[]): Promise<void> {
+    return this.#workspace.createTemplate(template, newAssets);
+  }
+
+  getTemplate(orgId: string, id: string): Promise<TemplateRecord | undefined> {
+    return this.#workspace.getTemplate(orgId, id);
+  }
+
+  listTemplates(orgId: string): Promise<TemplateRecord[]> {
+    return this.#workspace.listTemplates(orgId);
+  }
+
+  updateTemplate(orgId: string, id: string, change: TemplateChange, newAssets: AssetRecord[], at: string, expectedVersion?: number): Promise<{ template: TemplateRecord; releasedAssets: string[] } | 'conflict' | undefined> {
+    return this.#workspace.updateTemplate(orgId, id, change, newAssets, at, expectedVersion);
+  }
+
+  deleteTemplate(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#workspace.deleteTemplate(orgId, id);
+  }
+
+  createBlock(block: BlockRecord, newAssets: AssetRecord[]): Promise<void> {
+    return this.#workspace.createBlock(block, newAssets);
+  }
+
+  getBlock(orgId: string, id: string): Promise<BlockRecord | undefined> {
+    return this.#workspace.getBlock(orgId, id);
+  }
+
+  listBlocks(orgId: string): Promise<BlockRecord[]> {
+    return this.#workspace.listBlocks(orgId);
+  }
+
+  updateBlock(orgId: string, id: string, change: (current: BlockRecord) => BlockChange, at: string, newAssets?: AssetRecord[]): Promise<BlockRecord | undefined> {
+    return this.#workspace.updateBlock(orgId, id, change, at, newAssets);
+  }
+
+  deleteBlock(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#workspace.deleteBlock(orgId, id);
+  }
+
+  getAsset(orgId: string, id: string): Promise<AssetRecord | undefined> {
+    return this.#workspace.getAsset(orgId, id);
+  }
+
+  findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined> {
+    return this.#workspace.findAssetBySource(orgId, sourceImageId);
+  }
+
+  async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }> {
+    await transaction(this.#pool, async (tx) => {
+      for (const j of jobs) await put(tx, 'jobs', copy(j));
+      await put(tx, 'bulk_jobs', copy(bulk));
+    });
+    return { durable: Promise.resolve() };
+  }
+
+  getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined> {
+    return readOwn(this.#pool, 'bulk_jobs', orgId, id);
+  }
+
+  listUnfinishedBulkJobs(): Promise<BulkJobRecord[]> {
+    return readAll(this.#pool, "SELECT data FROM bulk_jobs WHERE status IN ('PENDING', 'PROCESSING') ORDER BY seq");
+  }
+
+  finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord> {
+    return transaction(this.#pool, async (tx) => {
+      const b = await readOne(tx, 'bulk_jobs', id, true);
+      if (!b) throw new Error(`Bulk job ${id} does not exist.`);
+      if (isFinished(b.status)) throw new Error(`Bulk job ${id} is already ${b.status}; a finished job never moves again.`);
+      const updated = { ...b, ...copy(patch) };
+      if (output) await put(tx, 'files', copy(output));
+      await put(tx, 'bulk_jobs', updated);
+      return updated;
+    });
+  }
+}
+
+async function requireJob(tx: Db, id: string): Promise<JobRecord> {
+  const job = await readOne(tx, 'jobs', id, true);
+  if (!job) throw new Error(`Job ${id} does not exist.`);
+  return job;
+}
+
+function jobPatch(patch: Partial<JobRecord>): Partial<JobRecord> {
+  if ('params' in patch) throw new Error('A job\'s params never change once it is stored.');
+  return copy(patch);
+}
+
+/** The ledger entry and the organization's new balance, with the organization's row locked: charges never interleave. */
+async function addLedger(tx: Db, entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry> {
+  const org = await readOne(tx, 'organizations', entry.orgId, true);
+  if (!org) throw new Error(`Organization ${entry.orgId} does not exist.`);
+  const balance = org.balance + entry.amount;
+  const written: LedgerEntry = { ...copy(entry), balanceAfter: balance };
+  await put(tx, 'organizations', { ...org, balance });
+  await tx.query('INSERT INTO ledger (id, org_id, created_at, data) VALUES ($1, $2, $3, $4)', [written.id, written.orgId, written.createdAt, JSON.stringify(written)]);
+  return written;
+}
