@@ -31,6 +31,7 @@ export const ConfigFileSchema = Type.Object(
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     host: Type.Optional(Type.String()),
     dataDir: Type.Optional(Type.String({ minLength: 1 })),
+    databaseUrl: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
     publicUrl: Type.Optional(Type.String({ minLength: 1 })),
     bootstrapApiKey: Type.Optional(Type.String({ pattern: '^ak_[A-Za-z0-9]{32,128}$' })),
     bootstrapCredits: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -68,6 +69,8 @@ export interface QuireConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** A PostgreSQL connection URL: the metadata store lives there instead of in the data dir (the default). */
+  databaseUrl?: string;
   /** Base of downloadUrls; when not set, the server fills it in from the address it listens on. */
   publicUrl: string;
   publicUrlConfigured: boolean;
@@ -117,6 +120,7 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
   ['QUIRE_DATA_DIR', 'dataDir', 'string'],
+  ['QUIRE_DATABASE_URL', 'databaseUrl', 'string'],
   ['QUIRE_PUBLIC_URL', 'publicUrl', 'string'],
   ['QUIRE_BOOTSTRAP_API_KEY', 'bootstrapApiKey', 'string'],
   ['QUIRE_BOOTSTRAP_CREDITS', 'bootstrapCredits', 'int'],
@@ -206,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port,
     host,
     dataDir: path.resolve(configDir, merged.dataDir ?? './data'),
+    databaseUrl: merged.databaseUrl,
     publicUrl: (merged.publicUrl ?? `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${port}`).replace(/\/+$/, ''),
     publicUrlConfigured: merged.publicUrl !== undefined,
     bootstrapApiKey: merged.bootstrapApiKey,

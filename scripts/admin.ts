@@ -1,16 +1,18 @@
-// `npm run admin -- <command>`: operator CLI over the data dir (organizations, API keys, credits).
+// `npm run admin -- <command>`: operator CLI over the metadata store (data dir or database): organizations, API keys, credits.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../kernel/config.js';
 import { LowdbStore } from '../kernel/store/lowdb-store.js';
+import { PgStore } from '../kernel/store/postgres/pg-store.js';
 import { systemClock } from '../kernel/clock.js';
 import { createApiKey, createOrganization } from '../kernel/bootstrap.js';
 import { ROLES, type Role } from '../kernel/model.js';
 import { createIntegrationClient, createResourceToken } from '../kernel/access-tokens.js';
 import { acquireDataDirLock, DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 
-const USAGE = `Quire admin — works on QUIRE_DATA_DIR (default ./data) while the server is stopped.
+const USAGE = `Quire admin — works on QUIRE_DATA_DIR (default ./data) while the server is stopped, or on the
+PostgreSQL database QUIRE_DATABASE_URL names (servers may be running: every write is a transaction).
 
   npm run admin -- org list
   npm run admin -- org create --name <name> [--credits <n>] [--plan <plan>]
@@ -43,14 +45,17 @@ async function main(): Promise<void> {
     strict: true,
   });
   const config = loadConfig();
-  let release: () => Promise<void>;
-  try {
-    release = await acquireDataDirLock(config.dataDir);
-  } catch (err) {
-    if (err instanceof DataDirLockedError) fail(err.message);
-    throw err;
+  // The data dir lock keeps the admin off an embedded store a running server holds; a database needs no such lock.
+  let release: () => Promise<void> = async () => undefined;
+  if (!config.databaseUrl) {
+    try {
+      release = await acquireDataDirLock(config.dataDir);
+    } catch (err) {
+      if (err instanceof DataDirLockedError) fail(err.message);
+      throw err;
+    }
   }
-  const store = new LowdbStore(config.dataDir);
+  const store = config.databaseUrl ? new PgStore(config.databaseUrl, 1) : new LowdbStore(config.dataDir);
   await store.init();
   const out = (v: unknown) => process.stdout.write(JSON.stringify(v, null, 2) + '\n');
   const int = (text: string | undefined, flag: string): number => {

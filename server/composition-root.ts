@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../kernel/clock.js';
 import type { QuireConfig } from '../kernel/config.js';
 import { createLogger, type Logger } from '../kernel/logger.js';
 import { LowdbStore } from '../kernel/store/lowdb-store.js';
+import { PgStore } from '../kernel/store/postgres/pg-store.js';
 import { DiskBlobStore } from '../kernel/store/blob-store.js';
 import type { Store } from '../kernel/store/store.js';
 import { acquireDataDirLock } from '../kernel/store/data-dir-lock.js';
@@ -89,7 +90,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
   try {
     const releaseLock = await acquireDataDirLock(config.dataDir);
     opened.push(releaseLock);
-    const store = options.store ?? new LowdbStore(config.dataDir);
+    const store = options.store ?? (config.databaseUrl ? new PgStore(config.databaseUrl) : new LowdbStore(config.dataDir));
     await store.init();
     opened.push(() => store.close());
     const blobs = new DiskBlobStore(config.dataDir);
