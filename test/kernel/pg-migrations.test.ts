@@ -1,0 +1,118 @@
+// The PostgreSQL schema migrations on a real throw-away cluster: applied once, idempotent, safe when two nodes start at once, and a newer database refused.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import pg from 'pg';
+import { migrate, MIGRATIONS } from '../../kernel/store/postgres/migrations.js';
+import { PgStore } from '../../kernel/store/postgres/pg-store.js';
+import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
+
+const TABLES = ['api_keys', 'asset_users', 'assets', 'blocks', 'bulk_jobs', 'documents', 'files', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'resource_tokens', 'style_presets', 'templates'];
+
+let cluster: ThrowawayPostgres;
+const pools: pg.Pool[] = [];
+let databases = 0;
+
+/** A pool on a new, empty database of the cluster (each test its own). */
+async function emptyDatabase(): Promise<{ url: string; pool: () => pg.Pool }> {
+  const url = await cluster.database(`migrations_${++databases}`);
+  return {
+    url,
+    pool: () => {
+      const p = new pg.Pool({ connectionString: url, max: 2 });
+      // pool.end() resolves before its idle connections have closed: the cluster's shutdown may still end one.
+      p.on('error', () => undefined);
+      pools.push(p);
+      return p;
+    },
+  };
+}
+
+async function tables(pool: pg.Pool): Promise<string[]> {
+  const { rows } = await pool.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
+  return rows.map((r) => r.table_name);
+}
+
+async function versions(pool: pg.Pool): Promise<Array<{ version: number; name: string }>> {
+  const { rows } = await pool.query<{ version: number; name: string }>('SELECT version, name FROM quire_migrations ORDER BY version');
+  return rows;
+}
+
+test.before(async () => {
+  cluster = await startPostgres();
+});
+
+test.after(async () => {
+  for (const p of pools) await p.end();
+  await cluster?.stop();
+});
+
+test('migrating an empty database creates every table and records version 1', async () => {
+  const db = await emptyDatabase();
+  const pool = db.pool();
+  assert.equal(await tables(pool), []);
+  assert.equal(await migrate(pool), [1]);
+  assert.equal(await tables(pool), TABLES);
+  assert.equal(await versions(pool), [{ version: 1, name: '0001_initial' }]);
+  assert.is(MIGRATIONS[MIGRATIONS.length - 1]!.version, 1);
+});
+
+test('migrating a migrated database again applies nothing and changes nothing', async () => {
+  const db = await emptyDatabase();
+  const pool = db.pool();
+  await migrate(pool);
+  await pool.query("INSERT INTO organizations (id, data) VALUES ('org-1', '{\"id\":\"org-1\"}')");
+  assert.equal(await migrate(pool), []);
+  assert.equal(await versions(pool), [{ version: 1, name: '0001_initial' }]);
+  const { rows } = await pool.query('SELECT id FROM organizations');
+  assert.equal(rows, [{ id: 'org-1' }]);
+});
+
+test('two nodes migrating the same database at once both succeed and the migration is applied once', async () => {
+  const db = await emptyDatabase();
+  const [a, b] = await Promise.all([migrate(db.pool()), migrate(db.pool())]);
+  assert.equal([a, b].sort((x, y) => y.length - x.length), [[1], []]);
+  assert.equal(await versions(db.pool()), [{ version: 1, name: '0001_initial' }]);
+  assert.equal(await tables(db.pool()), TABLES);
+});
+
+test('two stores starting on the same empty database at once both open it', async () => {
+  const db = await emptyDatabase();
+  const stores = [new PgStore(db.url, 2), new PgStore(db.url, 2)];
+  try {
+    await Promise.all(stores.map((s) => s.init()));
+    await stores[0]!.createOrganization({ id: 'org-a', name: 'A', plan: 'free', balance: 0, createdAt: '2030-01-01T00:00:00.000Z' });
+    assert.equal((await stores[1]!.getOrganization('org-a'))?.name, 'A');
+  } finally {
+    for (const s of stores) await s.close();
+  }
+  assert.equal(await versions(db.pool()), [{ version: 1, name: '0001_initial' }]);
+});
+
+test('a database migrated by a newer Quire is refused with both versions named', async () => {
+  const db = await emptyDatabase();
+  const pool = db.pool();
+  await migrate(pool);
+  await pool.query("INSERT INTO quire_migrations (version, name) VALUES (2, '0002_from_the_future')");
+  try {
+    await migrate(pool);
+    assert.unreachable('migrate accepted a database newer than the code');
+  } catch (err) {
+    assert.instance(err, Error);
+    assert.is((err as Error).name, 'DatabaseTooNewError');
+    assert.match((err as Error).message, /schema version 2, but this Quire knows versions up to 1/);
+  }
+  const store = new PgStore(db.url, 1);
+  try {
+    await store.init();
+    assert.unreachable('PgStore.init opened a database newer than the code');
+  } catch (err) {
+    assert.match((err as Error).message, /schema version 2/);
+  } finally {
+    await store.close();
+  }
+  // The refusal released the advisory lock: a migration on another connection does not wait for it.
+  const { rows } = await pool.query<{ locked: boolean }>("SELECT pg_try_advisory_lock('8175556638605667687') AS locked");
+  assert.is(rows[0]!.locked, true);
+});
+
+test.run();
