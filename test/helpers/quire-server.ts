@@ -179,9 +179,9 @@ export async function startExpectingFailure(opts: ServerOptions): Promise<{ code
   return { code, output: output() };
 }
 
-/** Runs the admin CLI against a data dir; returns parsed JSON output. */
-export async function admin(dataDir: string, args: string[]): Promise<{ code: number | null; json: any; stderr: string }> {
-  const proc = spawn(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH, QUIRE_DATA_DIR: dataDir, ...runMark() }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs the admin CLI against a data dir (and `env`, e.g. QUIRE_DATABASE_URL); returns parsed JSON output. */
+export async function admin(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; json: any; stderr: string }> {
+  const proc = spawn(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH, QUIRE_DATA_DIR: dataDir, ...runMark(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout!.on('data', (d) => (stdout += d));
