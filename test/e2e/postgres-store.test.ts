@@ -66,6 +66,8 @@ test.after(async () => {
 });
 
 test('the admin CLI works on the database: both organizations are listed from it, with their grants', async () => {
+  const boot = server.logs().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => String(l.msg).startsWith('Quire listening'));
+  assert.is(boot?.metadata, 'postgresql');
   const orgs = await cli(['org', 'list']);
   assert.equal(orgs.map((o: any) => [o.name, o.balance]), [['Main', 100], ['Other', 10]]);
   const credits = await owner.get(`${API}/credits`);

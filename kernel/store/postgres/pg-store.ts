@@ -18,8 +18,10 @@ const isFinished = (status: JobStatus) => status === 'COMPLETED' || status === '
 export class PgStore implements Store {
   readonly #pool: pg.Pool;
   readonly #workspace: PgWorkspace;
+  readonly #url: string;
 
   constructor(url: string, poolSize = 10) {
+    this.#url = url;
     // Timestamps are compared as instants; UTC keeps a zone-less instant a caller passes meaning what it means in ISO.
     this.#pool = new pg.Pool({ connectionString: url, max: poolSize, options: '-c TimeZone=UTC' });
     // An idle connection the server closed is discarded by the pool; without a listener its error would end the process.
@@ -28,7 +30,22 @@ export class PgStore implements Store {
   }
 
   async init(): Promise<void> {
-    await migrate(this.#pool);
+    try {
+      await migrate(this.#pool);
+    } catch (err) {
+      if ((err as Error).name === 'DatabaseTooNewError') throw err;
+      throw new Error(`Cannot open the PostgreSQL database ${this.#where} (QUIRE_DATABASE_URL): ${(err as Error).message}`, { cause: err });
+    }
+  }
+
+  /** Host, port and database of the URL: never its password. */
+  get #where(): string {
+    try {
+      const u = new URL(this.#url);
+      return `${u.host}${u.pathname}`;
+    } catch {
+      return '(an unreadable URL)';
+    }
   }
 
   async close(): Promise<void> {
