@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
-import { copy, listOwn, put, readAll, readOne, readOwn, transaction, type Db } from './pg-rows.js';
+import { copy, listOwn, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
 import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
@@ -68,9 +68,8 @@ export class PgStore implements Store {
     await put(this.#pool, 'api_keys', copy(key));
   }
 
-  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    const [key] = await readAll<ApiKeyRecord>(this.#pool, 'SELECT data FROM api_keys WHERE hash = $1', [hash]);
-    return key;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    return this.#byHash('api_keys', hash);
   }
 
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
@@ -78,12 +77,7 @@ export class PgStore implements Store {
   }
 
   revokeApiKey(orgId: string, id: string, at: string): Promise<boolean> {
-    return transaction(this.#pool, async (tx) => {
-      const key = await readOwn(tx, 'api_keys', orgId, id, true);
-      if (!key || key.revokedAt) return false;
-      await put(tx, 'api_keys', { ...key, revokedAt: at });
-      return true;
-    });
+    return this.#revoke('api_keys', orgId, id, at);
   }
 
   async createIntegrationClient(client: IntegrationClient): Promise<void> {
@@ -102,9 +96,8 @@ export class PgStore implements Store {
     await put(this.#pool, 'resource_tokens', copy(token));
   }
 
-  async findResourceTokenByHash(hash: string): Promise<ResourceTokenRecord | undefined> {
-    const [token] = await readAll<ResourceTokenRecord>(this.#pool, 'SELECT data FROM resource_tokens WHERE hash = $1', [hash]);
-    return token;
+  findResourceTokenByHash(hash: string): Promise<ResourceTokenRecord | undefined> {
+    return this.#byHash('resource_tokens', hash);
   }
 
   getResourceToken(id: string): Promise<ResourceTokenRecord | undefined> {
@@ -116,10 +109,20 @@ export class PgStore implements Store {
   }
 
   revokeResourceToken(orgId: string, id: string, at: string): Promise<boolean> {
+    return this.#revoke('resource_tokens', orgId, id, at);
+  }
+
+  async #byHash<T extends 'api_keys' | 'resource_tokens'>(table: T, hash: string): Promise<RecordOf<T> | undefined> {
+    const [rec] = await readAll<RecordOf<T>>(this.#pool, `SELECT data FROM ${table} WHERE hash = $1`, [hash]);
+    return rec;
+  }
+
+  /** False when the key or token is unknown, another organization's, or already revoked. */
+  #revoke(table: 'api_keys' | 'resource_tokens', orgId: string, id: string, at: string): Promise<boolean> {
     return transaction(this.#pool, async (tx) => {
-      const token = await readOwn(tx, 'resource_tokens', orgId, id, true);
-      if (!token || token.revokedAt) return false;
-      await put(tx, 'resource_tokens', { ...token, revokedAt: at });
+      const rec = await readOwn(tx, table, orgId, id, true);
+      if (!rec || rec.revokedAt) return false;
+      await put(tx, table, { ...rec, revokedAt: at });
       return true;
     });
   }
