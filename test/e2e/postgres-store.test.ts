@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { admin, cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { admin, cleanup, OWNER_KEY, startExpectingFailure, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
 import { waitForRender } from '../helpers/render-jobs.js';
@@ -155,6 +155,34 @@ test('a reusable block created, given a second version, activated and inserted r
   const reread = await owner.get(`${BLOCKS}/${id}`);
   assert.is(reread.status, 200);
   assert.equal(reread.bytes.toString(), read.bytes.toString());
+});
+
+test('a QUIRE_DATABASE_URL that is not a PostgreSQL URL stops the server before it listens, naming the setting', async () => {
+  const dir = tempDir('quire-pg-e2e-bad-');
+  try {
+    const { code, output } = await startExpectingFailure({ dataDir: dir, env: { QUIRE_DATABASE_URL: 'mysql://quire@127.0.0.1/quire' } });
+    assert.is(code, 78, output);
+    assert.match(output, /QUIRE_DATABASE_URL: must match pattern/);
+  } finally {
+    cleanup(dir);
+  }
+});
+
+test('a database that cannot be reached stops the server, naming the database but not the password', async () => {
+  const dir = tempDir('quire-pg-e2e-down-');
+  // The cluster's port with a database that does not exist: refused by PostgreSQL itself, on loopback.
+  const url = new URL(cluster.url);
+  url.password = 'Secret-Never-Logged';
+  url.pathname = '/no_such_database';
+  try {
+    const { code, output } = await startExpectingFailure({ dataDir: dir, env: { QUIRE_DATABASE_URL: url.href } });
+    assert.is.not(code, 0, output);
+    assert.match(output, new RegExp(`Cannot open the PostgreSQL database 127\\.0\\.0\\.1:${url.port}/no_such_database`));
+    assert.match(output, /no_such_database" does not exist/);
+    assert.not.match(output, /Secret-Never-Logged/);
+  } finally {
+    cleanup(dir);
+  }
 });
 
 test.run();
