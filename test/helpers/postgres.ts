@@ -67,17 +67,41 @@ function signal(pid: number | undefined, sig: NodeJS.Signals): void {
 const clusters = new Set<{ dir: string; dataDir: string }>();
 let reaperInstalled = false;
 
-/** On exit (synchronous): an immediate shutdown of every cluster still running, and its directory removed. */
+/** Immediate shutdown (SIGQUIT) of every cluster still running, and its directory removed; synchronous. */
+function reapAll(): void {
+  const pids = [...clusters].map((c) => postmasterPid(c.dataDir));
+  for (const pid of pids) signal(pid, 'SIGQUIT');
+  // A server still writing its last files would leave them behind in a directory removed under it: wait (bounded).
+  const until = Date.now() + 3_000;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  while (pids.some(alive) && Date.now() < until) Atomics.wait(pause, 0, 0, 20);
+  for (const c of clusters) rmSync(c.dir, { recursive: true, force: true });
+  clusters.clear();
+}
+
+function alive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The reaper: on this process's exit and on a signal, no cluster it started outlives it. */
 function track(cluster: { dir: string; dataDir: string }): void {
   clusters.add(cluster);
   if (reaperInstalled) return;
   reaperInstalled = true;
-  process.once('exit', () => {
-    for (const c of clusters) {
-      signal(postmasterPid(c.dataDir), 'SIGQUIT');
-      rmSync(c.dir, { recursive: true, force: true });
-    }
-  });
+  process.once('exit', reapAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      reapAll();
+      // Our listener is gone: the signal's default action ends the process as the signal would have.
+      process.kill(process.pid, sig);
+    });
+  }
 }
 
 export async function startPostgres(): Promise<ThrowawayPostgres> {
@@ -112,14 +136,16 @@ export async function startPostgres(): Promise<ThrowawayPostgres> {
   const stop = async () => {
     if (!clusters.has(cluster)) return;
     clusters.delete(cluster);
-    // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, nothing is waited for.
-    signal(postmasterPid(dataDir), 'SIGINT');
-    signal(proc.pid, 'SIGINT');
+    // SIGINT is PostgreSQL's fast shutdown: open sessions are ended, nothing is waited for. It goes to the postmaster
+    // itself (runuser, between us, ends as soon as it is signalled, before the server has finished).
+    const pid = postmasterPid(dataDir);
+    signal(pid ?? proc.pid, 'SIGINT');
     if (proc.exitCode === null && proc.signalCode === null) {
       const timer = setTimeout(() => signal(postmasterPid(dataDir), 'SIGQUIT'), 10_000);
       await exited;
       clearTimeout(timer);
     }
+    for (const until = Date.now() + 10_000; alive(pid) && Date.now() < until; ) await sleep(20);
     rmSync(dir, { recursive: true, force: true });
   };
 
