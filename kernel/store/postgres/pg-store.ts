@@ -1,6 +1,6 @@
 // The PostgreSQL metadata store (QUIRE_DATABASE_URL): the Store interface over a pg pool, with the embedded store's semantics.
 import pg from 'pg';
-import { migrate } from './migrations.js';
+import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
 import { copy, listOwn, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
 import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
@@ -33,7 +33,7 @@ export class PgStore implements Store {
     try {
       await migrate(this.#pool);
     } catch (err) {
-      if ((err as Error).name === 'DatabaseTooNewError') throw err;
+      if (err instanceof DatabaseTooNewError) throw err;
       throw new Error(`Cannot open the PostgreSQL database ${this.#where} (QUIRE_DATABASE_URL): ${(err as Error).message}`, { cause: err });
     }
   }
