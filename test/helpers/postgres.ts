@@ -1,7 +1,7 @@
 // A throw-away PostgreSQL cluster for tests: initdb in a temp dir, a postmaster on a free loopback port, removed on stop or exit.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
@@ -130,6 +130,10 @@ export async function startPostgres(): Promise<ThrowawayPostgres> {
   let log = '';
   proc.stdout!.on('data', (d) => (log += d));
   proc.stderr!.on('data', (d) => (log += d));
+  // A cluster does not keep the test process alive: one never stopped is reaped when the process exits.
+  proc.unref();
+  (proc.stdout as Socket).unref();
+  (proc.stderr as Socket).unref();
   const exited = once(proc, 'exit');
   const base = `postgres://quire@127.0.0.1:${port}`;
 
