@@ -9,6 +9,7 @@ import { createLogger, type Logger } from '../kernel/logger.js';
 import { LowdbStore } from '../kernel/store/lowdb-store.js';
 import { PgStore } from '../kernel/store/postgres/pg-store.js';
 import { DiskBlobStore } from '../kernel/store/blob-store.js';
+import { PgBlobStore } from '../kernel/store/postgres/pg-blob-store.js';
 import type { Store } from '../kernel/store/store.js';
 import { acquireDataDirLock } from '../kernel/store/data-dir-lock.js';
 import { loadSigningSecret } from '../kernel/signing-secret.js';
@@ -93,7 +94,9 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     const store = options.store ?? (config.databaseUrl ? new PgStore(config.databaseUrl) : new LowdbStore(config.dataDir));
     await store.init();
     opened.push(() => store.close());
-    const blobs = new DiskBlobStore(config.dataDir);
+    // On PostgreSQL the file bytes are there too (the data dir keeps only scratch files): nodes share no disk.
+    const blobs = config.databaseUrl ? new PgBlobStore(config.databaseUrl, config.dataDir) : new DiskBlobStore(config.dataDir);
+    if (blobs instanceof PgBlobStore) opened.push(() => blobs.close());
     await blobs.init();
     const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
     const inspector = new FileInspector();

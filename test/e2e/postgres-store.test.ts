@@ -4,7 +4,7 @@
 // hidden from another.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { admin, cleanup, OWNER_KEY, startExpectingFailure, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
@@ -118,8 +118,11 @@ test('after a restart on the same database the document, the job and the single 
   const credits = await owner.get(`${API}/credits`);
   assert.equal(credits.body.entries.filter((e: any) => e.kind === 'charge'), [made.charge]);
 
-  // The embedded store's files never appear: the metadata is in the database.
+  // The embedded store's files never appear: the metadata is in the database, and so are the file bytes (the
+  // rendered PDF was downloaded above, after the restart, with no blob on disk).
   for (const name of ['quire.json', 'quire.journal']) assert.not.ok(existsSync(path.join(dataDir, name)), name);
+  const blobsDir = path.join(dataDir, 'blobs');
+  assert.equal(existsSync(blobsDir) ? readdirSync(blobsDir) : [], []);
   // A second render of it is a second job and a second charge.
   const again = await renderDocument(made.documentId!);
   assert.is.not(again.job.id, made.jobId);

@@ -6,7 +6,7 @@ import { migrate, MIGRATIONS } from '../../kernel/store/postgres/migrations.js';
 import { PgStore } from '../../kernel/store/postgres/pg-store.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
 
-const TABLES = ['api_keys', 'asset_users', 'assets', 'blocks', 'bulk_jobs', 'documents', 'files', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'resource_tokens', 'style_presets', 'templates'];
+const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'resource_tokens', 'style_presets', 'templates'];
 
 let cluster: ThrowawayPostgres;
 const pools: pg.Pool[] = [];
@@ -46,14 +46,31 @@ test.after(async () => {
   await cluster?.stop();
 });
 
-test('migrating an empty database creates every table and records version 1', async () => {
+/** Every migration, as quire_migrations records it. */
+const ALL = MIGRATIONS.map((m) => ({ version: m.version, name: m.name }));
+const NEWEST = ALL[ALL.length - 1]!.version;
+
+test('migrating an empty database creates every table and records every version', async () => {
   const db = await emptyDatabase();
   const pool = db.pool();
   assert.equal(await tables(pool), []);
-  assert.equal(await migrate(pool), [1]);
+  assert.equal(await migrate(pool), ALL.map((m) => m.version));
   assert.equal(await tables(pool), TABLES);
-  assert.equal(await versions(pool), [{ version: 1, name: '0001_initial' }]);
-  assert.is(MIGRATIONS[MIGRATIONS.length - 1]!.version, 1);
+  assert.equal(await versions(pool), ALL);
+  assert.equal(ALL.map((m) => m.version), ALL.map((_, i) => i + 1), 'versions are 1, 2, … without gaps');
+});
+
+test('a database at any earlier version is brought to the newest, keeping its rows', async () => {
+  for (let at = 1; at < ALL.length; at++) {
+    const db = await emptyDatabase();
+    const pool = db.pool();
+    assert.equal(await migrate(pool, MIGRATIONS.slice(0, at)), ALL.slice(0, at).map((m) => m.version));
+    await pool.query("INSERT INTO organizations (id, data) VALUES ('org-1', '{\"id\":\"org-1\"}')");
+    assert.equal(await migrate(pool), ALL.slice(at).map((m) => m.version), `from version ${at}`);
+    assert.equal(await versions(pool), ALL);
+    assert.equal(await tables(pool), TABLES);
+    assert.equal((await pool.query('SELECT id FROM organizations')).rows, [{ id: 'org-1' }]);
+  }
 });
 
 test('migrating a migrated database again applies nothing and changes nothing', async () => {
@@ -62,7 +79,7 @@ test('migrating a migrated database again applies nothing and changes nothing', 
   await migrate(pool);
   await pool.query("INSERT INTO organizations (id, data) VALUES ('org-1', '{\"id\":\"org-1\"}')");
   assert.equal(await migrate(pool), []);
-  assert.equal(await versions(pool), [{ version: 1, name: '0001_initial' }]);
+  assert.equal(await versions(pool), ALL);
   const { rows } = await pool.query('SELECT id FROM organizations');
   assert.equal(rows, [{ id: 'org-1' }]);
 });
@@ -70,8 +87,8 @@ test('migrating a migrated database again applies nothing and changes nothing', 
 test('two nodes migrating the same database at once both succeed and the migration is applied once', async () => {
   const db = await emptyDatabase();
   const [a, b] = await Promise.all([migrate(db.pool()), migrate(db.pool())]);
-  assert.equal([a, b].sort((x, y) => y.length - x.length), [[1], []]);
-  assert.equal(await versions(db.pool()), [{ version: 1, name: '0001_initial' }]);
+  assert.equal([a, b].sort((x, y) => y.length - x.length), [ALL.map((m) => m.version), []]);
+  assert.equal(await versions(db.pool()), ALL);
   assert.equal(await tables(db.pool()), TABLES);
 });
 
@@ -85,28 +102,28 @@ test('two stores starting on the same empty database at once both open it', asyn
   } finally {
     for (const s of stores) await s.close();
   }
-  assert.equal(await versions(db.pool()), [{ version: 1, name: '0001_initial' }]);
+  assert.equal(await versions(db.pool()), ALL);
 });
 
 test('a database migrated by a newer Quire is refused with both versions named', async () => {
   const db = await emptyDatabase();
   const pool = db.pool();
   await migrate(pool);
-  await pool.query("INSERT INTO quire_migrations (version, name) VALUES (2, '0002_from_the_future')");
+  await pool.query('INSERT INTO quire_migrations (version, name) VALUES ($1, $2)', [NEWEST + 1, 'from_the_future']);
   try {
     await migrate(pool);
     assert.unreachable('migrate accepted a database newer than the code');
   } catch (err) {
     assert.instance(err, Error);
     assert.is((err as Error).name, 'DatabaseTooNewError');
-    assert.match((err as Error).message, /schema version 2, but this Quire knows versions up to 1/);
+    assert.match((err as Error).message, `schema version ${NEWEST + 1}, but this Quire knows versions up to ${NEWEST}`);
   }
   const store = new PgStore(db.url, 1);
   try {
     await store.init();
     assert.unreachable('PgStore.init opened a database newer than the code');
   } catch (err) {
-    assert.match((err as Error).message, /schema version 2/);
+    assert.match((err as Error).message, `schema version ${NEWEST + 1}`);
   } finally {
     await store.close();
   }

@@ -1,5 +1,6 @@
 // The PostgreSQL schema as versioned, forward-only migrations, applied under an advisory lock so nodes starting together migrate once.
 import type pg from 'pg';
+import { BLOB_CHUNKS_SQL } from './pg-blob-store.js';
 
 export interface Migration {
   version: number;
@@ -47,7 +48,10 @@ CREATE INDEX bulk_jobs_completed_at ON bulk_jobs (completed_at);
 `;
 
 /** In order; a new migration is appended with the next version and never edited once released. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: '0001_initial', sql: INITIAL }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: '0001_initial', sql: INITIAL },
+  { version: 2, name: '0002_blob_chunks', sql: BLOB_CHUNKS_SQL },
+];
 
 /** The advisory lock key all Quire nodes migrate under ("quire-mg" as a 64-bit integer). */
 const MIGRATION_LOCK = '8175556638605667687';

@@ -142,7 +142,7 @@ async function* chunksOfFile(file: string): AsyncGenerator<Buffer> {
   }
 }
 
-/** The migration that creates the chunk table (kernel/store/postgres/migrations.ts lists it). */
+/** The migration that creates the chunk table (migration 2 in kernel/store/postgres/migrations.ts). */
 export const BLOB_CHUNKS_SQL = `
 CREATE TABLE blob_chunks (
   id text NOT NULL,
