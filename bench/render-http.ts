@@ -19,8 +19,11 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** `node dist/server/main.js`, started as npm start starts it, on a free loopback port with its own data dir, no rate limit and credits enough for any run. */
-export async function startServer(): Promise<BenchServer> {
+/**
+ * `node dist/server/main.js`, started as npm start starts it, on a free loopback port with its own data dir, no rate
+ * limit and credits enough for any run; `extraEnv` adds settings (QUIRE_DATABASE_URL for a node on PostgreSQL).
+ */
+export async function startServer(extraEnv: NodeJS.ProcessEnv = {}): Promise<BenchServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-bench-render-'));
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -37,6 +40,7 @@ export async function startServer(): Promise<BenchServer> {
     ...(process.env.QUIRE_CONFIG ? { QUIRE_CONFIG: process.env.QUIRE_CONFIG } : {}),
     // jemalloc (the default) or system: started as npm start starts it, through scripts/with-allocator.sh.
     ...(process.env.QUIRE_ALLOCATOR ? { QUIRE_ALLOCATOR: process.env.QUIRE_ALLOCATOR } : {}),
+    ...extraEnv,
   };
   const [cmd, args] = nodeWithAllocator([...(process.env.QUIRE_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), MAIN]);
   const proc: ChildProcess = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
