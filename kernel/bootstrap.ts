@@ -21,7 +21,12 @@ export async function createApiKey(store: Store, clock: Clock, orgId: string, ro
   return { id, key };
 }
 
-export async function bootstrap(store: Store, clock: Clock, config: QuireConfig, log: Logger): Promise<void> {
+/** Servers starting at once on one database take turns here (Store.bootstrapOnce): one default organization in all. */
+export function bootstrap(store: Store, clock: Clock, config: QuireConfig, log: Logger): Promise<void> {
+  return store.bootstrapOnce(() => bootstrapNow(store, clock, config, log));
+}
+
+async function bootstrapNow(store: Store, clock: Clock, config: QuireConfig, log: Logger): Promise<void> {
   const orgs = await store.listOrganizations();
   if (orgs.length === 0) {
     const orgId = await createOrganization(store, clock, 'Default organization', config.bootstrapCredits);

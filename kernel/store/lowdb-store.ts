@@ -6,6 +6,7 @@ import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
+import { KeyedMutex } from '../keyed-mutex.js';
 import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
@@ -29,6 +30,7 @@ export class LowdbStore implements Store {
   readonly #db: Low<Data>;
   readonly #journal: Journal<StoreOp>;
   #state = new StoreState(null);
+  readonly #bootstrap = new KeyedMutex();
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.#dataDir = dataDir;
@@ -58,6 +60,11 @@ export class LowdbStore implements Store {
 
   async close(): Promise<void> {
     await this.#journal.close();
+  }
+
+  /** The data dir lock keeps other processes out: taking turns within this one is enough. */
+  bootstrapOnce<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#bootstrap.run('bootstrap', fn);
   }
 
   /** Resolves once every change made so far is durable and no compaction is under way (tests, benchmarks). */

@@ -6,6 +6,11 @@ import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organ
 export interface Store {
   init(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Runs `fn` (the first start's bootstrap) while no other caller of the same data runs one, in this process or in any
+   * other server on the same database: servers starting at once take turns, so the second sees what the first made.
+   */
+  bootstrapOnce<T>(fn: () => Promise<T>): Promise<T>;
 
   createOrganization(org: Organization): Promise<void>;
   getOrganization(id: string): Promise<Organization | undefined>;

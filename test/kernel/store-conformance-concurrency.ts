@@ -1,4 +1,4 @@
-// Store conformance: changes made at once each see the one before (versions, balances, block changes), and a job finishes once.
+// Store conformance: changes made at once each see the one before (versions, balances, block changes, bootstraps), and a job finishes once.
 import * as assert from 'uvu/assert';
 import { area, at, block, document, job, ledgerEntry, org, preset, type OpenStore } from './store-conformance-records.js';
 
@@ -62,6 +62,33 @@ export function defineConcurrencyConformance(suiteName: string, open: OpenStore)
       assert.equal(outcomes.map((x) => x.status).sort(), ['fulfilled', 'rejected']);
       assert.is((await store.getOrganization(o.id))?.balance, 7);
       assert.is((await store.listLedger(o.id, 10)).length, 1);
+    });
+
+    it('bootstraps started at once take turns, so only the first finds no organization and creates one', async (store) => {
+      const inside: number[] = [];
+      const created = await Promise.all(range(N).map(() => store.bootstrapOnce(async () => {
+        inside.push(1);
+        assert.is(inside.length, 1, 'no other bootstrap runs meanwhile');
+        try {
+          if ((await store.listOrganizations()).length > 0) return false;
+          // A pause between the check and the write: a caller not kept out would see no organization either.
+          await new Promise((r) => setTimeout(r, 20));
+          await store.createOrganization(org());
+          return true;
+        } finally {
+          inside.pop();
+        }
+      })));
+      assert.equal(created.filter(Boolean).length, 1);
+      assert.is((await store.listOrganizations()).length, 1);
+    });
+
+    it('a bootstrap that throws rejects with its error and lets the next one run', async (store) => {
+      const failed = await store.bootstrapOnce(async () => {
+        throw new Error('disk on fire');
+      }).then(() => null, (err: Error) => err.message);
+      assert.is(failed, 'disk on fire');
+      assert.is(await store.bootstrapOnce(async () => 'ran'), 'ran');
     });
   });
 }

@@ -8,6 +8,9 @@ import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, Res
 import type { BlockRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
 
+/** The advisory lock key of the first start's bootstrap ("quire-bs" as a 64-bit integer). */
+const BOOTSTRAP_LOCK = '8175556638605664883';
+
 const isFinished = (status: JobStatus) => status === 'COMPLETED' || status === 'FAILED';
 
 /**
@@ -50,6 +53,23 @@ export class PgStore implements Store {
 
   async close(): Promise<void> {
     await this.#pool.end();
+  }
+
+  /**
+   * Under a session advisory lock held on a connection of its own (not one of the pool's, which `fn` uses for its
+   * reads and writes): a second node waits there and then finds the organization the first created. Closing the
+   * connection ends the session and its lock, also when `fn` throws.
+   */
+  async bootstrapOnce<T>(fn: () => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: this.#url });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [BOOTSTRAP_LOCK]);
+      return await fn();
+    } finally {
+      await client.end();
+    }
   }
 
   async createOrganization(org: Organization): Promise<void> {
