@@ -1,4 +1,4 @@
-// Deletes expired files (record and bytes) and forgets finished jobs once their outputs are gone.
+// Deletes expired files (record and bytes), forgets finished jobs once their outputs are gone, and full rate-limit buckets.
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from './tokens.js';
@@ -7,6 +7,7 @@ import type { Store } from './store/store.js';
 import type { BlobStore } from './store/blob-store.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 @injectable()
 export class Sweeper {
@@ -21,6 +22,7 @@ export class Sweeper {
     @inject(TOKENS.Clock) private readonly clock: Clock,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.Config) config: QuireConfig,
+    @inject(TOKENS.RateLimiter) private readonly limiter: RateLimiter,
   ) {
     this.jobRetentionSeconds = config.fileTtlSeconds;
   }
@@ -42,6 +44,7 @@ export class Sweeper {
         files++;
       }
       jobs = await this.store.deleteJobsFinishedBefore(new Date(now.getTime() - this.jobRetentionSeconds * 1000).toISOString());
+      await this.limiter.prune();
       if (files || jobs) this.log.info({ files, jobs }, 'swept expired files and jobs');
     })();
     this.#running = work.catch((err) => this.log.error({ err }, 'sweep failed'));

@@ -10,6 +10,8 @@ export const TOKENS = {
   Secrets: Symbol.for('quire.Secrets'),
   UrlPolicy: Symbol.for('quire.UrlPolicy'),
   FileInspector: Symbol.for('quire.FileInspector'),
+  /** The RateLimiter (kernel/rate-limiter.ts): in memory with the embedded store, in the database with PostgreSQL. */
+  RateLimiter: Symbol.for('quire.RateLimiter'),
   /** The data dir lock's release function (the kernel lets go of the data dir last when it stops). */
   DataDirLock: Symbol.for('quire.DataDirLock'),
   /** A JobEventPayloads (kernel/job-event-payloads.ts): what a finished job's event says, decided above the kernel. */

@@ -5,7 +5,6 @@ import polka, { type Request as PolkaRequest } from 'polka';
 import { HttpError } from '../contracts/errors.js';
 import type { Quire } from './composition-root.js';
 import { authenticate } from './auth.js';
-import { RateLimiter } from './rate-limit.js';
 import { sendProblem } from './problem.js';
 import { bodyReader } from './json-body.js';
 import type { RouteContext, RouteDefinition } from './context.js';
@@ -40,7 +39,7 @@ export interface QuireServer {
 
 export function createServer(quire: Quire): QuireServer {
   const { kernel, services } = quire;
-  const limiter = new RateLimiter(kernel.config.rateLimitPerMinute);
+  const limiter = quire.rateLimiter;
   let shuttingDown = false;
 
   const app = polka({
@@ -71,7 +70,7 @@ export function createServer(quire: Quire): QuireServer {
         if (useKey) {
           ctx.principal = await authenticate(req, kernel);
           if (limiter.enabled) {
-            const d = limiter.take(ctx.principal.subject);
+            const d = await limiter.take(ctx.principal.subject);
             res.setHeader('RateLimit-Limit', String(d.limit));
             res.setHeader('RateLimit-Remaining', String(d.remaining));
             res.setHeader('RateLimit-Reset', String(d.resetSeconds));

@@ -10,6 +10,8 @@ import { LowdbStore } from '../kernel/store/lowdb-store.js';
 import { PgStore } from '../kernel/store/postgres/pg-store.js';
 import { DiskBlobStore } from '../kernel/store/blob-store.js';
 import { PgBlobStore } from '../kernel/store/postgres/pg-blob-store.js';
+import { PgRateLimiter } from '../kernel/store/postgres/pg-rate-limiter.js';
+import { MemoryRateLimiter, type RateLimiter } from '../kernel/rate-limiter.js';
 import type { Store } from '../kernel/store/store.js';
 import { acquireDataDirLock } from '../kernel/store/data-dir-lock.js';
 import { loadSigningSecret } from '../kernel/signing-secret.js';
@@ -66,6 +68,8 @@ export interface Quire {
   services: Services;
   config: QuireConfig;
   log: Logger;
+  /** Per-key request budgets: one per server with the embedded store, one per deployment on PostgreSQL. */
+  rateLimiter: RateLimiter;
   /** Graceful stop of the kernel (see Kernel.stop), then of the services' own threads. */
   stop(graceMs?: number): Promise<boolean>;
 }
@@ -98,6 +102,9 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     const blobs = config.databaseUrl ? new PgBlobStore(config.databaseUrl, config.dataDir) : new DiskBlobStore(config.dataDir);
     if (blobs instanceof PgBlobStore) opened.push(() => blobs.close());
     await blobs.init();
+    // On PostgreSQL every node takes from the same buckets, so a key's budget is the deployment's, not each server's.
+    const rateLimiter: RateLimiter = config.databaseUrl && config.rateLimitPerMinute > 0 ? new PgRateLimiter(config.databaseUrl, config.rateLimitPerMinute) : new MemoryRateLimiter(config.rateLimitPerMinute);
+    opened.push(() => rateLimiter.close());
     const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
     const inspector = new FileInspector();
     opened.push(() => inspector.close());
@@ -120,6 +127,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.register(TOKENS.Secrets, { useValue: secret });
     c.register(TOKENS.Registry, { useValue: registry });
     c.register(TOKENS.FileInspector, { useValue: inspector });
+    c.register(TOKENS.RateLimiter, { useValue: rateLimiter });
     c.register(TOKENS.UrlPolicy, { useValue: policy });
     c.register(TOKENS.Events, { useValue: new EventBus() });
     c.register(MarkdownParser, { useValue: markdown });
@@ -146,10 +154,12 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
       services,
       config,
       log,
+      rateLimiter,
       async stop(graceMs?: number): Promise<boolean> {
         const drained = await kernel.stop(graceMs);
         await markdown.close();
         await tables.close();
+        await rateLimiter.close();
         return drained;
       },
     };

@@ -6,7 +6,7 @@ import { migrate, MIGRATIONS } from '../../kernel/store/postgres/migrations.js';
 import { PgStore } from '../../kernel/store/postgres/pg-store.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
 
-const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'resource_tokens', 'style_presets', 'templates'];
+const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'rate_buckets', 'resource_tokens', 'style_presets', 'templates'];
 
 let cluster: ThrowawayPostgres;
 const pools: pg.Pool[] = [];

@@ -1,6 +1,7 @@
 // The PostgreSQL schema as versioned, forward-only migrations, applied under an advisory lock so nodes starting together migrate once.
 import type pg from 'pg';
 import { BLOB_CHUNKS_SQL } from './pg-blob-store.js';
+import { RATE_BUCKETS_SQL } from './pg-rate-limiter.js';
 
 export interface Migration {
   version: number;
@@ -51,6 +52,7 @@ CREATE INDEX bulk_jobs_completed_at ON bulk_jobs (completed_at);
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: '0001_initial', sql: INITIAL },
   { version: 2, name: '0002_blob_chunks', sql: BLOB_CHUNKS_SQL },
+  { version: 3, name: '0003_shared_limits', sql: RATE_BUCKETS_SQL },
 ];
 
 /** The advisory lock key all Quire nodes migrate under ("quire-mg" as a 64-bit integer). */
