@@ -1,6 +1,8 @@
 // `npm run admin -- <command>`: operator CLI over the metadata store (data dir or database): organizations, API keys, credits.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../kernel/config.js';
 import { LowdbStore } from '../kernel/store/lowdb-store.js';
@@ -10,6 +12,7 @@ import { createApiKey, createOrganization } from '../kernel/bootstrap.js';
 import { ROLES, type Role } from '../kernel/model.js';
 import { createIntegrationClient, createResourceToken } from '../kernel/access-tokens.js';
 import { acquireDataDirLock, DataDirLockedError } from '../kernel/store/data-dir-lock.js';
+import { migrateEmbeddedToPostgres, TargetNotEmptyError } from '../kernel/store/postgres/migrate-embedded.js';
 
 const USAGE = `Quire admin — works on QUIRE_DATA_DIR (default ./data) while the server is stopped, or on the
 PostgreSQL database QUIRE_DATABASE_URL names (servers may be running: every write is a transaction).
@@ -26,6 +29,10 @@ PostgreSQL database QUIRE_DATABASE_URL names (servers may be running: every writ
   npm run admin -- token create --org <orgId> --client <clientId> --role owner|admin|member [--name <label>]
   npm run admin -- token list --org <orgId>
   npm run admin -- token revoke --org <orgId> --id <tokenId>
+
+  npm run admin -- migrate-to-postgres --from <data dir>
+      Copies an embedded data dir (records and file bytes; no server may be running on it) into the empty
+      PostgreSQL database QUIRE_DATABASE_URL names, then checks row counts and every file's SHA-256.
 `;
 
 function fail(message: string): never {
@@ -39,6 +46,7 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  if (group === 'migrate-to-postgres') return migrateToPostgres([command, ...rest].filter((a): a is string => a !== undefined));
   const { values } = parseArgs({
     args: rest,
     options: { name: { type: 'string' }, credits: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' }, client: { type: 'string' }, role: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } },
@@ -148,6 +156,37 @@ async function main(): Promise<void> {
     await store.close();
     await release();
   }
+}
+
+/** Prints the summary as JSON; exits 1 when a count or a checksum does not match. */
+async function migrateToPostgres(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { from: { type: 'string' } }, strict: true });
+  if (!values.from) fail('--from <data dir> is required');
+  const url = loadConfig().databaseUrl;
+  if (!url) fail('QUIRE_DATABASE_URL must name the PostgreSQL database to copy into');
+  if (!['quire.json', 'quire.journal'].some((f) => existsSync(path.join(values.from!, f)))) fail(`${values.from} is not a Quire data dir (it has no quire.json or quire.journal)`);
+  let release: () => Promise<void>;
+  try {
+    release = await acquireDataDirLock(values.from);
+  } catch (err) {
+    if (err instanceof DataDirLockedError) fail(err.message);
+    throw err;
+  }
+  let refused: string | undefined;
+  try {
+    const summary = await migrateEmbeddedToPostgres(values.from, url);
+    process.stdout.write(JSON.stringify(summary, null, 2) + '\n');
+    if (!summary.ok) {
+      process.stderr.write('admin: the copy does not match the data dir (see "tables" and "blobs" above)\n');
+      process.exitCode = 1;
+    }
+  } catch (err) {
+    if (!(err instanceof TargetNotEmptyError)) throw err;
+    refused = err.message;
+  } finally {
+    await release();
+  }
+  if (refused) fail(refused);
 }
 
 void main().catch((err) => fail((err as Error).message));

@@ -67,6 +67,11 @@ export class LowdbStore implements Store {
     return this.#bootstrap.run('bootstrap', fn);
   }
 
+  /** A copy of every collection as of now (migrate-to-postgres reads the whole data dir through it). */
+  exportData(): Data {
+    return structuredClone(this.#data);
+  }
+
   /** Resolves once every change made so far is durable and no compaction is under way (tests, benchmarks). */
   async flush(): Promise<void> {
     await this.#journal.idle();

@@ -58,6 +58,11 @@ export class PgBlobStore implements BlobStore {
     }
   }
 
+  /** Stores a copy of a file that stays where it is (migrate-to-postgres copies a data dir's blobs with it). */
+  async copyFile(file: string, id: string): Promise<void> {
+    await this.#write(id, chunksOfFile(file));
+  }
+
   async put(id: string, bytes: Uint8Array): Promise<void> {
     await this.#write(id, chunksOfBytes(bytes));
   }

@@ -110,3 +110,13 @@ export async function setAssetUsers(tx: Db, userId: string, assetIds: string[] |
 export function copy<T>(value: T): T {
   return structuredClone(value);
 }
+
+/** Host, port and database of a connection URL, for messages: never its password. */
+export function databaseName(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname}`;
+  } catch {
+    return '(an unreadable URL)';
+  }
+}

@@ -2,7 +2,7 @@
 import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
-import { copy, listOwn, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
+import { copy, databaseName, listOwn, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
 import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
@@ -43,12 +43,7 @@ export class PgStore implements Store {
 
   /** Host, port and database of the URL: never its password. */
   get #where(): string {
-    try {
-      const u = new URL(this.#url);
-      return `${u.host}${u.pathname}`;
-    } catch {
-      return '(an unreadable URL)';
-    }
+    return databaseName(this.#url);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,118 @@
+// `npm run admin -- migrate-to-postgres --from <data dir>`: a data dir filled by a real embedded server (a document
+// with an uploaded image, a rendered PDF) is copied into PostgreSQL, and a server on the database answers the same
+// document, image and rendered file byte for byte. The copy refuses a data dir in use and a database already in use.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { admin, cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { ApiClient } from '../helpers/api-client.js';
+import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
+import { redPng, uploadTempImage, waitForRender } from '../helpers/render-jobs.js';
+import { pdfText } from '../helpers/bulk-jobs.js';
+
+const API = '/api/v1/dev';
+const DOCS = `${API}/documents`;
+
+let cluster: ThrowawayPostgres;
+const embeddedDir = tempDir('quire-migrate-from-');
+const pgDir = tempDir('quire-migrate-to-');
+let databaseUrl = '';
+const servers: RunningServer[] = [];
+/** What the embedded server answered, compared with the PostgreSQL server's answers. */
+const before: { documentId?: string; document?: Buffer; assetId?: string; png?: Buffer; jobId?: string; pdf?: Buffer; credits?: Buffer } = {};
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const migrateArgs = ['migrate-to-postgres', '--from', embeddedDir];
+
+test.before(async () => {
+  cluster = await startPostgres();
+  databaseUrl = await cluster.database('migrated');
+});
+
+test.after(async () => {
+  for (const s of servers) await s.stop();
+  await cluster?.stop();
+  cleanup(embeddedDir);
+  cleanup(pgDir);
+});
+
+test('an embedded server makes a document with an image and renders it; the copy is refused while it runs', async () => {
+  const server = await startServer({ dataDir: embeddedDir });
+  servers.push(server);
+  const owner = new ApiClient(server.baseUrl, OWNER_KEY);
+  before.png = await redPng();
+  const temp = await uploadTempImage(owner, before.png, 'red.png');
+  const config = { document: { type: 'pdf', filename: 'migrated' }, sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Moved to PostgreSQL' }, { type: 'image', src: temp, alt: 'A red box' }] }] };
+  const created = await owner.post(DOCS, { name: 'Migrated', config });
+  assert.is(created.status, 201, created.bytes.toString());
+  before.documentId = created.body.id;
+  before.assetId = /^\/image\/([0-9a-f-]{36})$/.exec(created.body.config.sections[0].content[1].src)?.[1];
+  assert.ok(before.assetId);
+  const rendered = await owner.post(`${API}/render/document/${before.documentId}`, {});
+  assert.is(rendered.status, 202, rendered.bytes.toString());
+  before.jobId = rendered.body.jobId;
+  const job = await waitForRender(owner, before.jobId!);
+  assert.is(job.status, 'COMPLETED', `${job.errorCode}: ${job.error}`);
+  before.pdf = (await owner.download(job.downloadUrl)).bytes;
+  assert.match(await pdfText(before.pdf), 'Moved to PostgreSQL');
+  before.document = (await owner.get(`${DOCS}/${before.documentId}`)).bytes;
+  before.credits = (await owner.get(`${API}/credits`)).bytes;
+
+  const refused = await admin(pgDir, migrateArgs, { QUIRE_DATABASE_URL: databaseUrl });
+  assert.is(refused.code, 2);
+  assert.match(refused.stderr, `in use by process ${server.proc.pid}`);
+  assert.is(await server.stop(), 0);
+});
+
+test('the copy reports every table counted and every file checksummed, equal to the data dir', async () => {
+  const r = await admin(pgDir, migrateArgs, { QUIRE_DATABASE_URL: databaseUrl });
+  assert.is(r.code, 0, r.stderr);
+  const summary = r.json;
+  assert.ok(summary.ok);
+  assert.is(summary.from, path.resolve(embeddedDir));
+  assert.not.match(summary.to, 'quire@', 'the summary names host and database only');
+  for (const [table, counts] of Object.entries<any>(summary.tables)) assert.is(counts.database, counts.source, table);
+  assert.equal(
+    Object.fromEntries(['organizations', 'api_keys', 'documents', 'assets', 'asset_users', 'jobs'].map((t) => [t, summary.tables[t].source])),
+    { organizations: 1, api_keys: 1, documents: 1, assets: 1, asset_users: 1, jobs: 1 },
+  );
+  assert.ok(summary.tables.ledger.source >= 2, 'the grant and the charge');
+  const blobs = readdirSync(path.join(embeddedDir, 'blobs'));
+  assert.is(summary.blobs.count, blobs.length);
+  assert.ok(blobs.length >= 3, 'the temporary image, the asset and the PDF');
+  assert.is(summary.blobs.checksums, 'match');
+  assert.equal(summary.blobs.mismatched, []);
+});
+
+test('a server on the database answers the same document, image, rendered PDF and credits, byte for byte', async () => {
+  const server = await startServer({ dataDir: pgDir, env: { QUIRE_DATABASE_URL: databaseUrl } });
+  servers.push(server);
+  const owner = new ApiClient(server.baseUrl, OWNER_KEY);
+  const doc = await owner.get(`${DOCS}/${before.documentId}`);
+  assert.is(doc.status, 200);
+  assert.ok(doc.bytes.equals(before.document!), doc.bytes.toString());
+  const image = await owner.get(`${API}/images/${before.assetId}`);
+  assert.is(image.status, 200);
+  assert.is(sha256(image.bytes), sha256(before.png!));
+  const job = await waitForRender(owner, before.jobId!);
+  assert.is(job.status, 'COMPLETED');
+  const pdf = await owner.download(job.downloadUrl);
+  assert.is(pdf.status, 200);
+  assert.is(sha256(pdf.bytes), sha256(before.pdf!));
+  const credits = await owner.get(`${API}/credits`);
+  assert.ok(credits.bytes.equals(before.credits!), credits.bytes.toString());
+  // Nothing of it is in the new data dir: records and bytes are in the database.
+  assert.equal(readdirSync(pgDir).filter((f) => f.startsWith('quire.json') || f === 'blobs'), []);
+});
+
+test('a second copy into the database, which now holds organizations, is refused and changes nothing', async () => {
+  const r = await admin(pgDir, migrateArgs, { QUIRE_DATABASE_URL: databaseUrl });
+  assert.is(r.code, 2);
+  assert.match(r.stderr, 'already holds 1 organization(s)');
+  const orgs = await admin(pgDir, ['org', 'list'], { QUIRE_DATABASE_URL: databaseUrl });
+  assert.is(orgs.json.length, 1);
+});
+
+test.run();
