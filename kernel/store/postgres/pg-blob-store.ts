@@ -19,6 +19,8 @@ export class PgBlobStore implements BlobStore {
   /** `scratchDir`: a local folder for uploads and worker outputs before they are stored (emptied at start). */
   constructor(url: string, scratchDir: string, options: { poolSize?: number } = {}) {
     this.#pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 4 });
+    // An idle connection the server closed is discarded by the pool; without a listener its error would end the process.
+    this.#pool.on('error', () => undefined);
     this.#tmpDir = path.join(scratchDir, 'tmp');
   }
 
