@@ -48,6 +48,7 @@ export const ConfigFileSchema = Type.Object(
     sweepIntervalSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     shutdownGraceSeconds: Type.Optional(Type.Number({ minimum: 0 })),
     jobMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+    jobLeaseSeconds: Type.Optional(Type.Number({ minimum: 1, maximum: 3600 })),
     webhookTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
     llmBaseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     llmModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -90,6 +91,8 @@ export interface QuireConfig {
   sweepIntervalSeconds: number;
   shutdownGraceSeconds: number;
   jobMaxAttempts: number;
+  /** On PostgreSQL: how long a node's claim on a running job lasts unless renewed (renewed every third of it). */
+  jobLeaseSeconds: number;
   webhookTimeoutMs: number;
   /** The OpenAI-compatible endpoint of plugins that declare `llm` (Lens); absent when QUIRE_LLM_BASE_URL is not set. */
   llm?: LlmEndpointConfig;
@@ -137,6 +140,7 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_SWEEP_INTERVAL_SECONDS', 'sweepIntervalSeconds', 'number'],
   ['QUIRE_SHUTDOWN_GRACE_SECONDS', 'shutdownGraceSeconds', 'number'],
   ['QUIRE_JOB_MAX_ATTEMPTS', 'jobMaxAttempts', 'int'],
+  ['QUIRE_JOB_LEASE_SECONDS', 'jobLeaseSeconds', 'number'],
   ['QUIRE_WEBHOOK_TIMEOUT_MS', 'webhookTimeoutMs', 'int'],
   ['QUIRE_LLM_BASE_URL', 'llmBaseUrl', 'string'],
   ['QUIRE_LLM_MODEL', 'llmModel', 'string'],
@@ -228,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     sweepIntervalSeconds: merged.sweepIntervalSeconds ?? 60,
     shutdownGraceSeconds: merged.shutdownGraceSeconds ?? 30,
     jobMaxAttempts: merged.jobMaxAttempts ?? 3,
+    jobLeaseSeconds: merged.jobLeaseSeconds ?? 30,
     webhookTimeoutMs: merged.webhookTimeoutMs ?? 10_000,
     llm: llmEndpoint(merged),
     logLevel: merged.logLevel ?? 'info',

@@ -21,6 +21,7 @@ import type { UrlPolicy } from '../sdk/url-policy.js';
 import { getBytes } from '../sdk/outbound-http.js';
 import { resolveAssetPath, resolveTempImagePath } from './temp-images.js';
 import { FairQueue } from './fair-queue.js';
+import type { JobQueue } from './job-queue.js';
 
 /** Remote images of a render: fetched through the URL policy with these bounds. */
 const REMOTE_IMAGE_TIMEOUT_MS = 15_000;
@@ -80,6 +81,8 @@ function writeWorkerLog(log: Logger, entries: WorkerLogEntry[] | undefined): voi
 export class JobRunner {
   /** Waiting jobs per plugin, served in turn across organizations (fair-queue.ts). */
   readonly #queues = new Map<string, FairQueue>();
+  /** The ids in #queues: a job announced again (by another node's notice, or a periodic check) waits once. */
+  readonly #queued = new Set<string>();
   /** Jobs of a plugin on a thread (at most the pool's capacity) ... */
   readonly #inflight = new Map<string, number>();
   /** ... and those plus the ones whose output is still being stored. */
@@ -100,6 +103,7 @@ export class JobRunner {
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.FileInspector) private readonly inspector: FileInspector,
     @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
+    @inject(TOKENS.JobQueue) private readonly queue: JobQueue,
   ) {}
 
   /**
@@ -111,7 +115,7 @@ export class JobRunner {
     let failed = 0;
     for (const job of await this.store.listJobsByStatus(['PROCESSING'])) {
       if (job.attempts >= this.config.jobMaxAttempts) {
-        await this.#fail(job, new JobError('INTERRUPTED', `The server stopped while this job was running ${job.attempts} times; it was not retried again. Send the request again, with a smaller input if it is large.`));
+        await this.failInterrupted(job);
         failed++;
       } else {
         await this.store.updateJob(job.id, { status: 'PENDING', progress: 0 });
@@ -125,7 +129,14 @@ export class JobRunner {
     return { requeued, failed };
   }
 
-  enqueue(job: JobRecord): void {
+  /** Fails a job whose every start was interrupted (by a restart, or the death of the node that ran it). */
+  async failInterrupted(job: JobRecord): Promise<void> {
+    await this.#fail(job, new JobError('INTERRUPTED', `The server stopped while this job was running ${job.attempts} times; it was not retried again. Send the request again, with a smaller input if it is large.`));
+  }
+
+  enqueue(job: Pick<JobRecord, 'id' | 'pluginId' | 'orgId'>): void {
+    if (this.#queued.has(job.id)) return;
+    this.#queued.add(job.id);
     let queue = this.#queues.get(job.pluginId);
     if (!queue) this.#queues.set(job.pluginId, (queue = new FairQueue()));
     queue.push(job.orgId, job.id);
@@ -148,6 +159,7 @@ export class JobRunner {
     const capacity = this.registry.plugins.get(pluginId)?.pool?.capacity ?? 1;
     while (queue?.size && (this.#inflight.get(pluginId) ?? 0) < capacity && (this.#open.get(pluginId) ?? 0) < capacity * (1 + STORING_PER_THREAD)) {
       const id = queue.shift()!;
+      this.#queued.delete(id);
       this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 0) + 1);
       this.#open.set(pluginId, (this.#open.get(pluginId) ?? 0) + 1);
       // The thread's slot is given back as soon as the worker answers: the next job starts while this
@@ -181,11 +193,14 @@ export class JobRunner {
       return;
     }
     const started = { status: 'PROCESSING' as const, startedAt: this.clock.now().toISOString(), attempts: queued.attempts + 1, progress: 10 };
-    // The job runs while PROCESSING is being written (readers see it at once, it is in memory). A crash
-    // before that write lands leaves the job PENDING on disk, and recover() runs it again either way.
-    const marked = this.store.updateJob(id, started);
+    // The claim: nodes sharing a database may all have queued this job, one gets it. The job runs while PROCESSING is
+    // being written (readers see it at once, it is in memory). A crash before that write lands leaves the job PENDING
+    // on disk, and recover() runs it again either way.
+    const claim = await this.store.claimJob(id, started, this.queue.lease);
+    if (!claim) return;
+    const marked = claim.durable;
     marked.catch(() => undefined); // awaited below; this only keeps a failed write from being "unhandled" meanwhile
-    const job: JobRecord = { ...queued, ...started };
+    const job = claim.job;
     this.events.emit('job.started', job);
     const log = this.log.child({ jobId: id, action: job.action });
     // The output file's id is chosen now: the worker thread writes the file itself (writeBlobSync).

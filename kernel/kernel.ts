@@ -18,6 +18,7 @@ import { JobWaiter } from './job-waiter.js';
 import { JobNotifier } from './job-notifier.js';
 import { Sweeper } from './sweeper.js';
 import { bootstrap } from './bootstrap.js';
+import type { JobQueue } from './job-queue.js';
 
 @injectable()
 export class Kernel {
@@ -37,12 +38,18 @@ export class Kernel {
     @inject(Sweeper) private readonly sweeper: Sweeper,
     @inject(JobNotifier) private readonly notifier: JobNotifier,
     @inject(TOKENS.DataDirLock) private readonly releaseLock: () => Promise<void>,
+    @inject(TOKENS.JobQueue) private readonly queue: JobQueue,
   ) {}
 
   /** First start on an empty data dir, then the jobs a previous run left unfinished, then the sweeper. */
   async start(): Promise<void> {
     await bootstrap(this.store, this.clock, this.config, this.log);
-    const recovered = await this.runner.recover();
+    const recovered = await this.queue.start({
+      enqueue: (job) => this.runner.enqueue(job),
+      interrupted: (job) => this.runner.failInterrupted(job),
+      wake: (id) => this.waiter.wake(id),
+      recover: () => this.runner.recover(),
+    });
     if (recovered.requeued || recovered.failed) this.log.info(recovered, 'recovered unfinished jobs');
     this.sweeper.start(this.config.sweepIntervalSeconds);
   }
@@ -56,6 +63,7 @@ export class Kernel {
     // Long polls answer at once with the state they have; their next request gets 503 SHUTTING_DOWN.
     this.waiter.close();
     const drained = await this.runner.drain(graceMs);
+    await this.queue.stop();
     await this.sweeper.stop();
     await this.notifier.settle();
     await this.registry.close();

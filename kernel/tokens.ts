@@ -14,6 +14,8 @@ export const TOKENS = {
   RateLimiter: Symbol.for('quire.RateLimiter'),
   /** The data dir lock's release function (the kernel lets go of the data dir last when it stops). */
   DataDirLock: Symbol.for('quire.DataDirLock'),
+  /** A JobQueue (kernel/job-queue.ts): how this node finds the jobs it runs, alone or with the other nodes of a database. */
+  JobQueue: Symbol.for('quire.JobQueue'),
   /** A JobEventPayloads (kernel/job-event-payloads.ts): what a finished job's event says, decided above the kernel. */
   JobEventPayloads: Symbol.for('quire.JobEventPayloads'),
 } as const;

@@ -12,6 +12,8 @@ import { DiskBlobStore } from '../kernel/store/blob-store.js';
 import { PgBlobStore } from '../kernel/store/postgres/pg-blob-store.js';
 import { PgRateLimiter } from '../kernel/store/postgres/pg-rate-limiter.js';
 import { MemoryRateLimiter, type RateLimiter } from '../kernel/rate-limiter.js';
+import { PgJobQueue } from '../kernel/store/postgres/pg-job-queue.js';
+import { EmbeddedJobQueue, type JobQueue } from '../kernel/job-queue.js';
 import type { Store } from '../kernel/store/store.js';
 import { acquireDataDirLock } from '../kernel/store/data-dir-lock.js';
 import { loadSigningSecret } from '../kernel/signing-secret.js';
@@ -117,6 +119,9 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE);
     checkRenderTargets(registry);
     const policy = new UrlPolicy({ allowPrivateNetwork: config.allowPrivateNetwork });
+    // On PostgreSQL the nodes of one database share the jobs: any node may run a job another admitted.
+    const queue: JobQueue = config.databaseUrl ? new PgJobQueue(config.databaseUrl, config, log) : new EmbeddedJobQueue();
+    opened.push(() => queue.stop());
 
     c.register(TOKENS.Config, { useValue: config });
     c.register(TOKENS.Clock, { useValue: clock });
@@ -129,6 +134,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.register(TOKENS.FileInspector, { useValue: inspector });
     c.register(TOKENS.RateLimiter, { useValue: rateLimiter });
     c.register(TOKENS.UrlPolicy, { useValue: policy });
+    c.register(TOKENS.JobQueue, { useValue: queue });
     c.register(TOKENS.Events, { useValue: new EventBus() });
     c.register(MarkdownParser, { useValue: markdown });
     c.register(WebhookDelivery, {

@@ -209,19 +209,29 @@ export class BulkService {
     const done = items.filter((i) => i.status === 'COMPLETED');
     const zip = done.length ? await this.#zip(bulk, done.map((i) => ({ name: i.filename, fileId: jobs.get(i.jobId!)!.outputFileId! }))) : undefined;
     const now = this.clock.now().toISOString();
-    const finished = await this.store.finishBulkJob(
-      bulk.id,
-      {
-        status: done.length ? 'COMPLETED' : 'FAILED',
-        items,
-        completedItems: done.length,
-        failedItems: items.length - done.length,
-        outputFileId: zip?.id ?? null,
-        completedAt: now,
-        error: done.length ? null : `No item rendered; the first failure: ${items.find((i) => i.error)?.error ?? 'unknown'}`,
-      },
-      zip,
-    );
+    let finished: BulkJobRecord;
+    try {
+      finished = await this.store.finishBulkJob(
+        bulk.id,
+        {
+          status: done.length ? 'COMPLETED' : 'FAILED',
+          items,
+          completedItems: done.length,
+          failedItems: items.length - done.length,
+          outputFileId: zip?.id ?? null,
+          completedAt: now,
+          error: done.length ? null : `No item rendered; the first failure: ${items.find((i) => i.error)?.error ?? 'unknown'}`,
+        },
+        zip,
+      );
+    } catch (err) {
+      // Nodes sharing a database may both see the last item end: the one that wrote second keeps nothing of its own.
+      const stored = await this.store.getBulkJob(bulk.orgId, bulk.id).catch(() => undefined);
+      const settledElsewhere = (stored?.status === 'COMPLETED' || stored?.status === 'FAILED') && (stored.outputFileId !== (zip?.id ?? null) || stored.completedAt !== now);
+      if (!settledElsewhere) throw err;
+      if (zip) await this.blobs.delete(zip.id).catch(() => undefined);
+      return;
+    }
     this.log.info({ bulkJobId: bulk.id, completed: finished.completedItems, failed: finished.failedItems }, 'bulk render finished');
     this.waiter.wake(bulk.id);
     this.#notify(finished);

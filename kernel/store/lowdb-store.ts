@@ -215,6 +215,14 @@ export class LowdbStore implements Store {
     return copy;
   }
 
+  async claimJob(id: string, patch: Partial<JobRecord>): Promise<{ job: JobRecord; durable: Promise<void> } | undefined> {
+    // One process runs the jobs of a data dir: no lease. The check and the change happen with nothing in between.
+    const job = own(this.#data.jobs, id);
+    if (!job || job.status !== 'PENDING') return undefined;
+    const durable = this.#commit(ops.patch('jobs', id, jobPatch(patch)));
+    return { job: jobCopy(job), durable };
+  }
+
   async finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord> {
     const job = this.#requireJob(id);
     if (job.status === 'COMPLETED' || job.status === 'FAILED') {

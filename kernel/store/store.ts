@@ -47,6 +47,13 @@ export interface Store {
   getJobById(id: string): Promise<JobRecord | undefined>;
   updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord>;
   /**
+   * Takes a PENDING job to run it: applies `patch` (its move to PROCESSING) only if the job is still PENDING, in one
+   * step, so of two claims one gets the job and the other undefined (as does a job that is unknown or not PENDING).
+   * Resolves once the claim is visible to reads; `durable` resolves once it is stored (as stageJob). A store shared by
+   * several nodes records `lease` with it: the claim lapses `ms` after the claim or the last renewal (JobQueue).
+   */
+  claimJob(id: string, patch: Partial<JobRecord>, lease?: JobLease): Promise<{ job: JobRecord; durable: Promise<void> } | undefined>;
+  /**
    * Moves a job to a final state; when `charge` is given, the ledger entry and the balance change
    * are written in the same write as the state change, so a job is never charged twice.
    * `output`, the record of the job's output file, is written in that same write too.
@@ -125,6 +132,12 @@ export interface Store {
   listUnfinishedBulkJobs(): Promise<BulkJobRecord[]>;
   /** Moves a bulk job to its final state, with the record of its ZIP (if any) in the same write. */
   finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord>;
+}
+
+/** Who runs a claimed job, and for how long the claim holds unless renewed. */
+export interface JobLease {
+  owner: string;
+  ms: number;
 }
 
 /** Where a page of a list starts: after the record with this `createdAt` and `id` (newest first). */

@@ -68,6 +68,41 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
       await rejects(() => store.updateJob('no-such-job', { progress: 1 }));
     });
 
+    it('claimJob takes a PENDING job once: the claim returns the patched record, a second claim gets undefined', async (store) => {
+      const o = org();
+      const j = job(o.id);
+      await store.createJob(j);
+      const started = { status: 'PROCESSING' as const, startedAt: at(1), attempts: 1, progress: 10 };
+      const claim = await store.claimJob(j.id, started, { owner: 'node-a', ms: 30_000 });
+      assert.ok(claim);
+      await claim.durable;
+      assert.equal(claim.job, { ...j, ...started });
+      assert.equal(await store.getJobById(j.id), { ...j, ...started });
+      assert.is(await store.claimJob(j.id, { ...started, attempts: 2 }, { owner: 'node-b', ms: 30_000 }), undefined);
+      assert.equal(await store.getJobById(j.id), { ...j, ...started }, 'the second claim changed nothing');
+    });
+
+    it('claimJob leaves a job that is not PENDING, or unknown, alone', async (store) => {
+      const o = org();
+      const [processing, completed] = [job(o.id, { status: 'PROCESSING', attempts: 1 }), job(o.id, { status: 'COMPLETED', completedAt: at(2) })];
+      for (const j of [processing, completed]) await store.createJob(j);
+      for (const j of [processing, completed]) {
+        assert.is(await store.claimJob(j.id, { status: 'PROCESSING', attempts: 9 }), undefined);
+        assert.equal(await store.getJobById(j.id), j);
+      }
+      assert.is(await store.claimJob('no-such-job', { status: 'PROCESSING' }), undefined);
+    });
+
+    it('of two claims made at once, exactly one gets the job', async (store) => {
+      const o = org();
+      const j = job(o.id);
+      await store.createJob(j);
+      const claims = await Promise.all(['node-a', 'node-b'].map((owner, i) => store.claimJob(j.id, { status: 'PROCESSING', attempts: 1, progress: 10 + i }, { owner, ms: 30_000 })));
+      const won = claims.filter((c) => c !== undefined);
+      assert.is(won.length, 1);
+      assert.equal(await store.getJobById(j.id), won[0]!.job);
+    });
+
     it('finishJob with a charge writes the job, one ledger entry, the balance and the output file together', async (store) => {
       const o = org({ balance: 100 });
       await store.createOrganization(o);

@@ -2,8 +2,9 @@
 import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
+import { FINISHED_CHANNEL, JOBS_CHANNEL } from './pg-job-queue.js';
 import { copy, databaseName, listOwn, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
-import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
+import type { BlockChange, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
@@ -163,8 +164,11 @@ export class PgStore implements Store {
   }
 
   async stageJob(job: JobRecord): Promise<{ durable: Promise<void> }> {
-    // Committed before this resolves: visible to every node and durable at once.
-    await this.createJob(job);
+    // Committed before this resolves: visible to every node and durable at once; the notice tells every node at commit.
+    await transaction(this.#pool, async (tx) => {
+      await put(tx, 'jobs', copy(job));
+      await announce(tx, job);
+    });
     return { durable: Promise.resolve() };
   }
 
@@ -185,6 +189,18 @@ export class PgStore implements Store {
     });
   }
 
+  claimJob(id: string, patch: Partial<JobRecord>, lease?: JobLease): Promise<{ job: JobRecord; durable: Promise<void> } | undefined> {
+    // A row another claim (or a lease check) holds is skipped, not waited for: that one decides the job's fate.
+    return transaction(this.#pool, async (tx) => {
+      const [job] = await readAll<JobRecord>(tx, "SELECT data FROM jobs WHERE id = $1 AND status = 'PENDING' FOR UPDATE SKIP LOCKED", [id]);
+      if (!job) return undefined;
+      const updated = { ...job, ...jobPatch(patch) };
+      await put(tx, 'jobs', updated);
+      await tx.query("UPDATE jobs SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond' WHERE id = $1", [id, lease?.owner ?? null, lease ? lease.ms : null]);
+      return { job: updated, durable: Promise.resolve() };
+    });
+  }
+
   finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord> {
     // One transaction: the output file, the state change and the charge are committed together or not at all, and the
     // job's row stays locked from the check to the commit, so a second finish sees the first one's final state.
@@ -195,6 +211,7 @@ export class PgStore implements Store {
       if (output) await put(tx, 'files', copy(output));
       await put(tx, 'jobs', updated);
       if (charge) await addLedger(tx, charge);
+      await tx.query('SELECT pg_notify($1, $2)', [FINISHED_CHANNEL, id]);
       return updated;
     });
   }
@@ -325,6 +342,7 @@ export class PgStore implements Store {
     await transaction(this.#pool, async (tx) => {
       for (const j of jobs) await put(tx, 'jobs', copy(j));
       await put(tx, 'bulk_jobs', copy(bulk));
+      for (const j of jobs) await announce(tx, j);
     });
     return { durable: Promise.resolve() };
   }
@@ -345,6 +363,7 @@ export class PgStore implements Store {
       const updated = { ...b, ...copy(patch) };
       if (output) await put(tx, 'files', copy(output));
       await put(tx, 'bulk_jobs', updated);
+      await tx.query('SELECT pg_notify($1, $2)', [FINISHED_CHANNEL, id]);
       return updated;
     });
   }
@@ -354,6 +373,11 @@ async function requireJob(tx: Db, id: string): Promise<JobRecord> {
   const job = await readOne(tx, 'jobs', id, true);
   if (!job) throw new Error(`Job ${id} does not exist.`);
   return job;
+}
+
+/** Tells every node, when the transaction commits, that a job waits to be run (PgJobQueue listens). */
+async function announce(tx: Db, job: JobRecord): Promise<void> {
+  if (job.status === 'PENDING') await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, JSON.stringify({ id: job.id, pluginId: job.pluginId, orgId: job.orgId })]);
 }
 
 function jobPatch(patch: Partial<JobRecord>): Partial<JobRecord> {

@@ -1,0 +1,163 @@
+// Two servers on one PostgreSQL database share the job queue: jobs one admits are run by both, a long poll on one
+// answers when the other finishes, downloads work through either, and when one is killed its running jobs are taken
+// over by the other once their claims lapse — none lost, none charged twice.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import pg from 'pg';
+import { admin, cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { ApiClient } from '../helpers/api-client.js';
+import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
+import { pdfText } from '../helpers/bulk-jobs.js';
+
+type Json = Record<string, any>;
+
+const API = '/api/v1/dev';
+const RENDER = `${API}/render`;
+/** Short claims, so that a killed node's jobs are taken over within seconds. */
+const LEASE_SECONDS = 3;
+
+let cluster: ThrowawayPostgres;
+let db: pg.Pool;
+const dirs = [tempDir('quire-node-a-'), tempDir('quire-node-b-')];
+let a: RunningServer;
+let b: RunningServer;
+let apiA: ApiClient;
+let apiB: ApiClient;
+
+function env(): Record<string, string> {
+  return { QUIRE_DATABASE_URL: cluster.url, QUIRE_SIGNING_SECRET: 'two-nodes-share-this-signing-secret-0123456789', QUIRE_JOB_LEASE_SECONDS: String(LEASE_SECONDS) };
+}
+
+/** A one-page PDF whose text says which render it is; `paragraphs` makes it longer to render. */
+function invoice(n: number, paragraphs = 1): Json {
+  const content = Array.from({ length: paragraphs }, (_, i) => ({ type: 'text', text: `Invoice ${n} line ${i}: the tide tables of Pier ${n} were normal.` }));
+  return { document: { type: 'pdf' }, sections: [{ type: 'flow', content }] };
+}
+
+/** The JSON lines a server logged. */
+function logLines(server: RunningServer): Json[] {
+  return server
+    .logs()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Json);
+}
+
+/** The ids of the jobs a server's log says it completed. */
+function completedBy(server: RunningServer): Set<string> {
+  return new Set(logLines(server).filter((l) => l.msg === 'job completed').map((l) => l.jobId as string));
+}
+
+/** The node id a server's job queue claims under (logged at start). */
+function nodeOf(server: RunningServer): string {
+  const line = logLines(server).find((l) => l.msg === 'job queue shared through PostgreSQL');
+  assert.ok(line, 'the server logs its node id');
+  return line.node;
+}
+
+async function createRenders(api: ApiClient, count: number, paragraphs = 1): Promise<Array<{ jobId: string; creditCost: number }>> {
+  const created = await Promise.all(Array.from({ length: count }, (_, i) => api.post(RENDER, { config: invoice(i, paragraphs) })));
+  for (const r of created) assert.is(r.status, 202, r.bytes.toString());
+  return created.map((r) => ({ jobId: r.body.jobId, creditCost: r.body.creditCost }));
+}
+
+/** Long polls until the job finishes (at most `ms`). */
+async function finished(api: ApiClient, jobId: string, ms = 30_000): Promise<Json> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const r = await api.get(`${RENDER}/${jobId}?waitMs=${Math.max(1, Math.min(10_000, deadline - Date.now()))}`);
+    assert.is(r.status, 200, r.bytes.toString());
+    if (r.body.status === 'COMPLETED' || r.body.status === 'FAILED' || Date.now() >= deadline) return r.body;
+  }
+}
+
+/** A download link as served by the client's node. */
+function through(api: ApiClient, url: string): string {
+  return url.replace(/^https?:\/\/[^/]+/, api.baseUrl);
+}
+
+/** Every charge of the organization's ledger, by job id. */
+async function charges(api: ApiClient): Promise<Map<string, Json[]>> {
+  const r = await api.get(`${API}/credits?limit=500`);
+  assert.is(r.status, 200, r.bytes.toString());
+  const byJob = new Map<string, Json[]>();
+  for (const e of r.body.entries.filter((e: Json) => e.kind === 'charge')) byJob.set(e.jobId, [...(byJob.get(e.jobId) ?? []), e]);
+  return byJob;
+}
+
+test.before(async () => {
+  cluster = await startPostgres();
+  db = new pg.Pool({ connectionString: cluster.url, max: 2 });
+  db.on('error', () => undefined);
+  // Made before the servers start, so that their bootstraps (which may race) find the organization there.
+  const main = await admin(dirs[0]!, ['org', 'create', '--name', 'Main', '--credits', '1000'], env());
+  assert.is(main.code, 0, main.stderr);
+  [a, b] = await Promise.all(dirs.map((dataDir) => startServer({ dataDir, env: env() })));
+  apiA = new ApiClient(a.baseUrl, OWNER_KEY);
+  apiB = new ApiClient(b.baseUrl, OWNER_KEY);
+});
+
+test.after(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await db?.end();
+  await cluster?.stop();
+  for (const d of dirs) cleanup(d);
+});
+
+test('renders created on one node are run by both, each charged once; a long poll on the other node answers at the finish; downloads work through either', async () => {
+  const jobs = await createRenders(apiA, 20);
+  // A long poll on B for a job A admitted: answered when the job finishes, on whichever node.
+  const polled = await finished(apiB, jobs[0]!.jobId, 20_000);
+  assert.is(polled.status, 'COMPLETED', `${polled.errorCode}: ${polled.error}`);
+  const done = await Promise.all(jobs.map((j) => finished(apiA, j.jobId)));
+  for (const job of done) assert.is(job.status, 'COMPLETED', `${job.errorCode}: ${job.error}`);
+
+  const [byA, byB] = [completedBy(a), completedBy(b)];
+  for (const j of jobs) assert.ok(byA.has(j.jobId) !== byB.has(j.jobId), `job ${j.jobId} was completed by exactly one node`);
+  assert.ok(byA.size > 0 && byB.size > 0, `both nodes ran some (A ${byA.size}, B ${byB.size})`);
+
+  const ledger = await charges(apiB);
+  for (const j of jobs) assert.equal(ledger.get(j.jobId)?.map((e) => e.amount), [-j.creditCost], `job ${j.jobId} is charged once`);
+
+  // The output of a job B ran, downloaded through A, and of one A ran through B (one signing secret, one database).
+  const ranByB = done.find((j) => byB.has(j.jobId))!;
+  const ranByA = done.find((j) => byA.has(j.jobId))!;
+  for (const [job, api] of [[ranByB, apiA], [ranByA, apiB]] as const) {
+    const file = await api.download(through(api, job.downloadUrl));
+    assert.is(file.status, 200);
+    const n = jobs.findIndex((j) => j.jobId === job.jobId);
+    assert.match(await pdfText(file.bytes), `Invoice ${n} line 0`);
+  }
+});
+
+test('when a node is killed while it runs jobs, the other completes every one of them once their claims lapse, each charged once', async () => {
+  const nodeA = nodeOf(a);
+  // A burst of longer renders; A is killed as soon as it is running one of them.
+  const jobs = await createRenders(apiA, 16, 120);
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const { rows } = await db.query<{ id: string }>("SELECT id FROM jobs WHERE status = 'PROCESSING' AND lease_owner = $1", [nodeA]);
+    if (rows.length) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await a.kill();
+  const killedAt = Date.now();
+  const { rows } = await db.query<{ id: string }>("SELECT id FROM jobs WHERE status = 'PROCESSING' AND lease_owner = $1", [nodeA]);
+  const interrupted = rows.map((r) => r.id);
+  assert.ok(interrupted.length > 0, 'node A was killed while it ran a job');
+
+  const done = await Promise.all(jobs.map((j) => finished(apiB, j.jobId, 40_000)));
+  for (const job of done) assert.is(job.status, 'COMPLETED', `${job.errorCode}: ${job.error}`);
+  const takenOver = Date.now() - killedAt;
+  assert.ok(takenOver < (LEASE_SECONDS + 25) * 1000, `the jobs were finished ${takenOver} ms after the kill`);
+  const byB = completedBy(b);
+  for (const id of interrupted) assert.ok(byB.has(id), `job ${id}, interrupted on A, was completed by B`);
+  assert.match(b.logs(), 'the claim on a running job lapsed');
+
+  const ledger = await charges(apiB);
+  for (const j of jobs) assert.equal(ledger.get(j.jobId)?.map((e) => e.amount), [-j.creditCost], `job ${j.jobId} is charged once`);
+  const file = await apiB.download(through(apiB, done[jobs.findIndex((j) => j.jobId === interrupted[0])]!.downloadUrl));
+  assert.is(file.status, 200);
+});
+
+test.run();
