@@ -1,13 +1,13 @@
 // Two servers on one PostgreSQL database share the job queue: jobs one admits are run by both, a long poll on one
 // answers when the other finishes, downloads work through either, and when one is killed its running jobs are taken
-// over by the other once their claims lapse — none lost, none charged twice.
+// over by the other once their claims lapse — none lost, none charged twice. A bulk render is settled by one of them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
 import { admin, cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
-import { pdfText } from '../helpers/bulk-jobs.js';
+import { BULK, pdfText, saveLetter, zipEntries } from '../helpers/bulk-jobs.js';
 
 type Json = Record<string, any>;
 
@@ -138,6 +138,33 @@ test('renders created on one node are run by both, each charged once; a long pol
     const n = jobs.findIndex((j) => j.jobId === job.jobId);
     assert.match(await pdfText(file.bytes), `Invoice ${n} line 0`);
   }
+});
+
+test('a bulk render created on one node is settled once, answers a long poll on the other node, and its ZIP downloads through either', async () => {
+  const letter = await saveLetter(apiA);
+  const names = ['Ada', 'Bob', 'Cleo', 'Dan', 'Eve', 'Fay'];
+  const created = await apiA.post(BULK, { documentId: letter, items: names.map((name) => ({ name })) });
+  assert.is(created.status, 202, created.bytes.toString());
+  const id = created.body.bulkJobId;
+  const deadline = Date.now() + 30_000;
+  let bulk: Json;
+  do {
+    const r = await apiB.get(`${BULK}/${id}?waitMs=10000`);
+    assert.is(r.status, 200, r.bytes.toString());
+    bulk = r.body;
+  } while (bulk.status !== 'COMPLETED' && bulk.status !== 'FAILED' && Date.now() < deadline);
+  assert.is(bulk.status, 'COMPLETED', JSON.stringify(bulk));
+  assert.is(bulk.completedItems, names.length);
+  const zip = await apiA.download(through(apiA, bulk.downloadUrl));
+  assert.is(zip.status, 200);
+  const entries = await zipEntries(zip.bytes);
+  assert.is(entries.size, names.length);
+  for (const [i, name] of names.entries()) assert.match(await pdfText(entries.get(`letter-00${i + 1}.pdf`)!), `Dear ${name}`);
+  // The long poll answers at the commit; the settling node's log line may still be on its way.
+  const settled = () => [a, b].flatMap((s) => logLines(s).filter((l) => l.msg === 'bulk render finished' && l.bulkJobId === id));
+  for (const end = Date.now() + 5000; !settled().length && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 500));
+  assert.is(settled().length, 1, 'one node settled the bulk job');
 });
 
 test('when a node is killed while it runs jobs, the other completes every one of them once their claims lapse, each charged once', async () => {
