@@ -1,6 +1,7 @@
 // Where a document draws images: image elements and image variables, each with its JSON path. Rendering checks
 // and loads them; saving a document turns its temporary images into permanent assets.
-import type { DocumentJson, Element } from '../contracts/document-json.js';
+import type { DocumentJson } from '../contracts/document-json.js';
+import { forEachElement } from './element-visitor.js';
 
 export interface ImageUse {
   src: string;
@@ -14,13 +15,10 @@ interface Found extends ImageUse {
 
 function found(doc: DocumentJson): Found[] {
   const out: Found[] = [];
-  const walk = (content: readonly Element[], base: string) =>
-    content.forEach((el, j) => {
-      if (el.type === 'image') out.push({ src: el.src, path: `${base}[${j}].src`, holder: el });
-      // A saved snapshot's content is the document's own.
-      if (el.type === 'blockRef' && Array.isArray(el.content)) walk(el.content as unknown as Element[], `${base}[${j}].content`);
-    });
-  (doc.sections ?? []).forEach((s, i) => walk(s.content ?? [], `sections[${i}].content`));
+  // Every element, a saved snapshot's content included (it is the document's own).
+  forEachElement(doc, (el, path) => {
+    if (el.type === 'image') out.push({ src: el.src, path: `${path}.src`, holder: el });
+  });
   for (const [name, v] of Object.entries(doc.variables ?? {})) {
     if (v && typeof v === 'object' && !Array.isArray(v) && (v as { type?: string }).type === 'image') {
       const holder = v as { src: string };

@@ -47,7 +47,7 @@ export function validateDocument(doc: unknown): DocumentValidation {
     errors = [...spliced.errors, ...errors.map((e) => ({ ...e, path: spliced.origin(e.path) }))];
     spliced.restore();
   }
-  const unique = dedupe(errors);
+  const unique = uniqueIssues(errors);
   if (unique.length > MAX_REPORTED_ERRORS) {
     const more = unique.length - MAX_REPORTED_ERRORS;
     unique.length = MAX_REPORTED_ERRORS;
@@ -76,7 +76,8 @@ function spliceInPlace(doc: DocumentJson): { origin: (path: string) => string; e
   };
 }
 
-function dedupe(errors: FieldError[]): FieldError[] {
+/** The issues without repeats (the same path, code and message), in their order. */
+export function uniqueIssues<T extends FieldError>(errors: T[]): T[] {
   const seen = new Set<string>();
   return errors.filter((e) => {
     const key = `${e.path}|${e.code}|${e.message}`;

@@ -68,15 +68,6 @@ export async function checkWithBlocks(orgId: string, valid: DocumentJson, strict
   return { document, warnings };
 }
 
-/** The issues without repeats (the same path, code and message). */
-export function uniqueIssues<T extends FieldError>(issues: T[]): T[] {
-  const seen = new Set<string>();
-  return issues.filter((i) => {
-    const key = `${i.path}|${i.code}|${i.message}`;
-    return !seen.has(key) && Boolean(seen.add(key));
-  });
-}
-
 function placed(errors: FieldError[], prefix: string): FieldError[] {
   return prefix === 'config.' ? configPaths(errors) : errors.map((e) => ({ ...e, path: e.path === '(body)' ? e.path : `${prefix}${e.path}` }));
 }
