@@ -83,6 +83,8 @@ export class JobRunner {
   readonly #queues = new Map<string, FairQueue>();
   /** The ids in #queues: a job announced again (by another node's notice, or a periodic check) waits once. */
   readonly #queued = new Set<string>();
+  /** The ids being run here: the notice of a job this node admitted and already started is not queued again. */
+  readonly #started = new Set<string>();
   /** Jobs of a plugin on a thread (at most the pool's capacity) ... */
   readonly #inflight = new Map<string, number>();
   /** ... and those plus the ones whose output is still being stored. */
@@ -135,7 +137,7 @@ export class JobRunner {
   }
 
   enqueue(job: Pick<JobRecord, 'id' | 'pluginId' | 'orgId'>): void {
-    if (this.#queued.has(job.id)) return;
+    if (this.#queued.has(job.id) || this.#started.has(job.id)) return;
     this.#queued.add(job.id);
     let queue = this.#queues.get(job.pluginId);
     if (!queue) this.#queues.set(job.pluginId, (queue = new FairQueue()));
@@ -160,6 +162,7 @@ export class JobRunner {
     while (queue?.size && (this.#inflight.get(pluginId) ?? 0) < capacity && (this.#open.get(pluginId) ?? 0) < capacity * (1 + STORING_PER_THREAD)) {
       const id = queue.shift()!;
       this.#queued.delete(id);
+      this.#started.add(id);
       this.#inflight.set(pluginId, (this.#inflight.get(pluginId) ?? 0) + 1);
       this.#open.set(pluginId, (this.#open.get(pluginId) ?? 0) + 1);
       // The thread's slot is given back as soon as the worker answers: the next job starts while this
@@ -175,6 +178,7 @@ export class JobRunner {
       this.#running.add(run);
       void run.finally(() => {
         this.#running.delete(run);
+        this.#started.delete(id);
         this.#open.set(pluginId, (this.#open.get(pluginId) ?? 1) - 1);
         if (released) this.#pump(pluginId);
         else release();
@@ -184,20 +188,18 @@ export class JobRunner {
 
   /** Runs one job; `release` gives its thread's slot back (called once the worker has answered, or by the caller at the end). */
   async #execute(id: string, release: () => void): Promise<void> {
-    const queued = await this.store.getJobById(id);
-    if (!queued || queued.status !== 'PENDING') return;
-    const reg = this.registry.byAction(queued.action);
-    if (!reg || reg.plugin.state !== 'enabled' || !reg.plugin.pool) {
-      const why = !reg ? 'is no longer installed' : reg.plugin.state === 'disabled' ? 'was disabled by the operator' : `is unavailable (${reg.plugin.reason})`;
-      await this.#fail(queued, new JobError('UNEXPECTED', `The plugin for ${queued.action} ${why}; the job could not run.`));
-      return;
-    }
-    const started = { status: 'PROCESSING' as const, startedAt: this.clock.now().toISOString(), attempts: queued.attempts + 1, progress: 10 };
     // The claim: nodes sharing a database may all have queued this job, one gets it. The job runs while PROCESSING is
     // being written (readers see it at once, it is in memory). A crash before that write lands leaves the job PENDING
     // on disk, and recover() runs it again either way.
-    const claim = await this.store.claimJob(id, started, this.queue.lease);
+    const claim = await this.store.claimJob(id, { status: 'PROCESSING', startedAt: this.clock.now().toISOString(), progress: 10 }, this.queue.lease);
     if (!claim) return;
+    const reg = this.registry.byAction(claim.job.action);
+    if (!reg || reg.plugin.state !== 'enabled' || !reg.plugin.pool) {
+      const why = !reg ? 'is no longer installed' : reg.plugin.state === 'disabled' ? 'was disabled by the operator' : `is unavailable (${reg.plugin.reason})`;
+      await claim.durable;
+      await this.#fail(claim.job, new JobError('UNEXPECTED', `The plugin for ${claim.job.action} ${why}; the job could not run.`));
+      return;
+    }
     const marked = claim.durable;
     marked.catch(() => undefined); // awaited below; this only keeps a failed write from being "unhandled" meanwhile
     const job = claim.job;
@@ -213,7 +215,7 @@ export class JobRunner {
       const llm = manifest.llm && this.config.llm ? { llm: { ...this.config.llm } } : {};
       const target = this.blobs.target(outputId);
       const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }, undefined, target).finally(release);
-      if (output.file) await this.blobs.keep(target, outputId);
+      if (output.file) await (target ? this.blobs.keep(target, outputId) : this.blobs.put(outputId, output.file.bytes));
       writeWorkerLog(log, output.log);
       const result = output.result ?? {};
       this.#checkResult(reg, result);

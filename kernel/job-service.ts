@@ -141,9 +141,7 @@ export class JobService {
    */
   async hold(orgId: string, actionName: string, cost: number): Promise<() => void> {
     await this.#orgLocks.run(orgId, async () => {
-      const org = await this.store.getOrganization(orgId);
-      if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
-      await this.#checkAvailable(orgId, org.balance, actionName, cost);
+      await this.#checkAvailable(orgId, actionName, cost);
       this.#held.set(orgId, (this.#held.get(orgId) ?? 0) + cost);
     });
     let released = false;
@@ -156,8 +154,12 @@ export class JobService {
     };
   }
 
-  async #checkAvailable(orgId: string, balance: number, actionName: string, cost: number): Promise<void> {
-    const available = balance - (await this.reserved(orgId));
+  /** 401 when the organization is gone, 402 when its balance less what is reserved does not cover `cost`. */
+  async #checkAvailable(orgId: string, actionName: string, cost: number): Promise<void> {
+    const credit = await this.store.creditState(orgId);
+    if (!credit) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
+    const balance = credit.balance;
+    const available = balance - (credit.outstanding + (this.#held.get(orgId) ?? 0));
     if (available < cost) {
       throw new HttpError('INSUFFICIENT_CREDITS', `${actionName} costs ${cost} credit${cost === 1 ? '' : 's'}; the organization has ${Math.max(0, available)} available (balance ${balance}, the rest reserved by unfinished work).`);
     }
@@ -174,9 +176,7 @@ export class JobService {
     // the disk write is awaited outside it, so concurrent admissions of one organization share a
     // journal write and its fdatasync instead of queueing behind each other's.
     const { job, durable } = await this.#orgLocks.run(orgId, async () => {
-      const org = await this.store.getOrganization(orgId);
-      if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
-      await this.#checkAvailable(orgId, org.balance, reg.action.name, cost);
+      await this.#checkAvailable(orgId, reg.action.name, cost);
       const job = this.#jobRecord(orgId, reg, spec, cost);
       return { job, durable: (await this.store.stageJob(job)).durable };
     });
@@ -195,9 +195,7 @@ export class JobService {
     const costs = entries.map(({ reg, spec }) => jobCost(reg.action.credits, spec.params, spec.pages ?? 0));
     const total = costs.reduce((a, b) => a + b, 0);
     const { record, jobs, durable } = await this.#orgLocks.run(orgId, async () => {
-      const org = await this.store.getOrganization(orgId);
-      if (!org) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
-      await this.#checkAvailable(orgId, org.balance, what, total);
+      await this.#checkAvailable(orgId, what, total);
       const jobs = entries.map(({ reg, spec }, i) => this.#jobRecord(orgId, reg, spec, costs[i]!));
       const record = group(jobs);
       return { record, jobs, durable: (await this.store.stageBulkJob(record, jobs)).durable };

@@ -10,33 +10,35 @@ export const MAX_WAIT_MS = 30_000;
 
 @injectable()
 export class JobWaiter {
-  readonly #waiting = new Map<string, Set<() => void>>();
+  readonly #waiting = new Map<string, Set<(finished?: JobRecord) => void>>();
 
   constructor(@inject(TOKENS.Events) events: EventBus) {
-    events.on('job.finished', (job) => this.#wake(job.id));
+    events.on('job.finished', (job) => this.#wake(job.id, job));
   }
 
   /**
    * Resolves when the job finishes, after `ms`, when `signal` aborts (the client went away) or when
    * the waiter is closed, whichever comes first. `read` is called after the wait is registered, so a job
-   * that finishes in between is not missed; when it already reports a final state, there is no wait.
+   * that finishes in between is not missed; when it already reports a final state, there is no wait. `reuse` turns
+   * the record of a job that finished in this process into the answer without reading it again (undefined: read).
    */
-  async wait<T extends Pick<JobRecord, 'status'>>(jobId: string, ms: number, read: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    let wake!: () => void;
-    const woken = new Promise<void>((resolve) => (wake = resolve));
+  async wait<T extends Pick<JobRecord, 'status'>>(jobId: string, ms: number, read: () => Promise<T>, signal?: AbortSignal, reuse?: (finished: JobRecord) => T | undefined): Promise<T> {
+    let wake!: (finished?: JobRecord) => void;
+    const woken = new Promise<JobRecord | undefined>((resolve) => (wake = resolve));
     const set = this.#waiting.get(jobId) ?? new Set();
     set.add(wake);
     this.#waiting.set(jobId, set);
-    const timer = setTimeout(wake, Math.min(ms, MAX_WAIT_MS));
-    signal?.addEventListener('abort', wake, { once: true });
+    const timer = setTimeout(() => wake(), Math.min(ms, MAX_WAIT_MS));
+    const onAbort = () => wake();
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const first = await read();
       if (first.status === 'COMPLETED' || first.status === 'FAILED' || signal?.aborted) return first;
-      await woken;
-      return await read();
+      const finished = await woken;
+      return (finished && reuse?.(finished)) || (await read());
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', wake);
+      signal?.removeEventListener('abort', onAbort);
       set.delete(wake);
       if (!set.size && this.#waiting.get(jobId) === set) this.#waiting.delete(jobId);
     }
@@ -52,7 +54,7 @@ export class JobWaiter {
     for (const set of this.#waiting.values()) for (const wake of set) wake();
   }
 
-  #wake(jobId: string): void {
-    for (const wake of this.#waiting.get(jobId) ?? []) wake();
+  #wake(jobId: string, finished?: JobRecord): void {
+    for (const wake of this.#waiting.get(jobId) ?? []) wake(finished);
   }
 }

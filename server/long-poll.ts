@@ -23,15 +23,18 @@ function waitMsOf(ctx: RouteContext): number {
   return ms;
 }
 
-/** The job as `read` finds it, after waiting as long as `?waitMs=` asks for a job that has not finished. */
-export async function readJobWaiting<T extends Pick<JobRecord, 'status'>>(ctx: RouteContext, jobId: string, read: () => Promise<T>): Promise<T> {
+/**
+ * The job as `read` finds it, after waiting as long as `?waitMs=` asks for a job that has not finished. `reuse` (see
+ * JobWaiter.wait) answers with the record of a job that finished in this process instead of reading it again.
+ */
+export async function readJobWaiting<T extends Pick<JobRecord, 'status'>>(ctx: RouteContext, jobId: string, read: () => Promise<T>, reuse?: (finished: JobRecord) => T | undefined): Promise<T> {
   const ms = waitMsOf(ctx);
   if (!ms) return read();
   const gone = new AbortController();
   const onClose = () => gone.abort();
   ctx.res.once('close', onClose);
   try {
-    return await ctx.kernel.waiter.wait(jobId, ms, read, gone.signal);
+    return await ctx.kernel.waiter.wait(jobId, ms, read, gone.signal, reuse);
   } finally {
     ctx.res.off('close', onClose);
   }

@@ -39,7 +39,7 @@ const ID = /^[0-9a-f-]{36}$/;
 
 /**
  * The bytes of files (uploads, outputs, assets), by file id. Uploads and worker outputs are first written to local
- * scratch files (`tempPath`, `target`) and then made blobs (`adopt`, `keep`): a store that keeps bytes elsewhere (a
+ * scratch files (`tempPath`, `target` for a disk store) and then made blobs (`adopt`, `keep`): a store that keeps bytes elsewhere (a
  * database, object storage) copies them there at that point. Reads are whole (`get`, for a worker's input) or
  * streamed (`openRead`, for downloads and ZIPs).
  */
@@ -55,8 +55,11 @@ export interface BlobStore {
   get(id: string): Promise<Buffer>;
   /** The blob's bytes as a stream; a missing blob errors on the stream. */
   openRead(id: string): Promise<Readable>;
-  /** Where a worker thread writes the blob `id` itself (writeBlobSync); `keep` makes what it wrote the blob. */
-  target(id: string): BlobTarget;
+  /**
+   * Where a worker thread writes the blob `id` itself (writeBlobSync); `keep` makes what it wrote the blob. Undefined
+   * when the thread should not write it (a store elsewhere than the disk): the caller `put`s the bytes it answers with.
+   */
+  target(id: string): BlobTarget | undefined;
   keep(target: BlobTarget, id: string): Promise<void>;
   delete(id: string): Promise<void>;
 }

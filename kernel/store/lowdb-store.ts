@@ -7,7 +7,7 @@ import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
 import { KeyedMutex } from '../keyed-mutex.js';
-import type { BlockChange, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
+import type { BlockChange, ClaimPatch, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
@@ -215,11 +215,11 @@ export class LowdbStore implements Store {
     return copy;
   }
 
-  async claimJob(id: string, patch: Partial<JobRecord>): Promise<{ job: JobRecord; durable: Promise<void> } | undefined> {
+  async claimJob(id: string, patch: ClaimPatch): Promise<{ job: JobRecord; durable: Promise<void> } | undefined> {
     // One process runs the jobs of a data dir: no lease. The check and the change happen with nothing in between.
     const job = own(this.#data.jobs, id);
     if (!job || job.status !== 'PENDING') return undefined;
-    const durable = this.#commit(ops.patch('jobs', id, jobPatch(patch)));
+    const durable = this.#commit(ops.patch('jobs', id, jobPatch({ ...patch, attempts: job.attempts + 1 })));
     return { job: jobCopy(job), durable };
   }
 
@@ -244,6 +244,11 @@ export class LowdbStore implements Store {
 
   async outstandingEstimate(orgId: string): Promise<number> {
     return this.#state.outstandingEstimate(orgId);
+  }
+
+  async creditState(orgId: string): Promise<{ balance: number; outstanding: number } | undefined> {
+    const org = own(this.#data.organizations, orgId);
+    return org && { balance: org.balance, outstanding: this.#state.outstandingEstimate(orgId) };
   }
 
   async deleteJobsFinishedBefore(instant: string): Promise<number> {

@@ -47,12 +47,13 @@ export interface Store {
   getJobById(id: string): Promise<JobRecord | undefined>;
   updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord>;
   /**
-   * Takes a PENDING job to run it: applies `patch` (its move to PROCESSING) only if the job is still PENDING, in one
-   * step, so of two claims one gets the job and the other undefined (as does a job that is unknown or not PENDING).
-   * Resolves once the claim is visible to reads; `durable` resolves once it is stored (as stageJob). A store shared by
-   * several nodes records `lease` with it: the claim lapses `ms` after the claim or the last renewal (JobQueue).
+   * Takes a PENDING job to run it: applies `patch` (its move to PROCESSING) and counts the attempt (`attempts` + 1)
+   * only if the job is still PENDING, in one step, so of two claims one gets the job and the other undefined (as does
+   * a job that is unknown or not PENDING). Resolves once the claim is visible to reads; `durable` resolves once it is
+   * stored (as stageJob). A store shared by several nodes records `lease` with it: the claim lapses `ms` after the
+   * claim or the last renewal (JobQueue).
    */
-  claimJob(id: string, patch: Partial<JobRecord>, lease?: JobLease): Promise<{ job: JobRecord; durable: Promise<void> } | undefined>;
+  claimJob(id: string, patch: ClaimPatch, lease?: JobLease): Promise<{ job: JobRecord; durable: Promise<void> } | undefined>;
   /**
    * Moves a job to a final state; when `charge` is given, the ledger entry and the balance change
    * are written in the same write as the state change, so a job is never charged twice.
@@ -62,6 +63,8 @@ export interface Store {
   listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]>;
   /** Sum of the estimates of the organization's unfinished jobs (credits already promised). */
   outstandingEstimate(orgId: string): Promise<number>;
+  /** The organization's balance and outstandingEstimate read together (one read where a read costs a round trip); undefined when the organization is unknown. */
+  creditState(orgId: string): Promise<{ balance: number; outstanding: number } | undefined>;
   deleteJobsFinishedBefore(instant: string): Promise<number>;
 
   addLedgerEntry(entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry>;
@@ -135,6 +138,9 @@ export interface Store {
 }
 
 /** Who runs a claimed job, and for how long the claim holds unless renewed. */
+/** What a claim changes besides the attempt it counts. */
+export type ClaimPatch = Omit<Partial<JobRecord>, 'attempts' | 'params'>;
+
 export interface JobLease {
   owner: string;
   ms: number;

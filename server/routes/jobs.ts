@@ -14,7 +14,8 @@ async function getJob(ctx: RouteContext): Promise<void> {
     if (!job || job.kind === 'render') throw new HttpError('NOT_FOUND', `Job ${id} was not found (unknown, expired, or another organization's).`);
     return job;
   };
-  sendJson(ctx.res, 200, toolsJobView(ctx.services.links, await readJobWaiting(ctx, id, read)));
+  // The first read found this organization's job: the record of its finish is the same job, read again.
+  sendJson(ctx.res, 200, toolsJobView(ctx.services.links, await readJobWaiting(ctx, id, read, (finished) => finished)));
 }
 
 export function jobRoutes(): RouteDefinition[] {

@@ -92,7 +92,8 @@ async function renderJob(kernel: Kernel, orgId: string, id: string): Promise<Job
 
 async function status(ctx: RouteContext): Promise<void> {
   const id = ctx.params.jobId!;
-  const job = await readJobWaiting(ctx, id, () => renderJob(ctx.kernel, ctx.principal!.orgId, id));
+  // The first read found this organization's render job: the record of its finish is the same job, read again.
+  const job = await readJobWaiting(ctx, id, () => renderJob(ctx.kernel, ctx.principal!.orgId, id), (finished) => finished);
   sendJson(ctx.res, 200, renderJobView(ctx.services.links, job));
 }
 

@@ -13,6 +13,8 @@ export interface ThrowawayPostgres {
   url: string;
   /** Creates another database in the cluster (isolation between tests) and returns its URL. */
   database(name: string): Promise<string>;
+  /** The directory of the cluster's Unix-domain socket: `postgres://quire@/<db>?host=<socketDir>` connects through it. */
+  socketDir: string;
   /** Fast shutdown of the server, then its directory is removed. */
   stop(): Promise<void>;
 }
@@ -104,7 +106,8 @@ function track(cluster: { dir: string; dataDir: string }): void {
   }
 }
 
-export async function startPostgres(): Promise<ThrowawayPostgres> {
+/** `settings` adds server settings (`name=value`, as `postgres -c` takes them), e.g. a profiling extension for a benchmark. */
+export async function startPostgres(settings: string[] = []): Promise<ThrowawayPostgres> {
   const bin = binDir();
   const dir = mkdtempSync(path.join(tmpdir(), 'quire-pg-'));
   const dataDir = path.join(dir, 'data');
@@ -125,6 +128,7 @@ export async function startPostgres(): Promise<ThrowawayPostgres> {
   const [cmd, args] = asServerUser(path.join(bin, 'postgres'), [
     '-D', dataDir, '-p', String(port), '-k', dir,
     '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+    ...settings.flatMap((s) => ['-c', s]),
   ]);
   const proc = spawn(cmd, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
@@ -167,6 +171,7 @@ export async function startPostgres(): Promise<ThrowawayPostgres> {
       await query(`${base}/postgres`, `CREATE DATABASE ${name}`);
       return `${base}/${name}`;
     },
+    socketDir: dir,
     stop,
   };
 }

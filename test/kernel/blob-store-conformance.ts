@@ -46,12 +46,16 @@ export function defineBlobStoreConformance(name: string, open: OpenBlobStore): v
     assert.ok((await blobs.get(id)).equals(bytes));
   });
 
-  test('what a worker writes at its target is the blob once kept', async () => {
+  test('what a worker writes at its target is the blob once kept (a store without targets takes the bytes by put)', async () => {
     const id = randomUUID();
     const bytes = randomBytes(1500 * 1024);
     const target = blobs.target(id);
-    writeBlobSync(target, bytes);
-    await blobs.keep(target, id);
+    if (target) {
+      writeBlobSync(target, bytes);
+      await blobs.keep(target, id);
+    } else {
+      await blobs.put(id, bytes);
+    }
     assert.ok((await blobs.get(id)).equals(bytes));
     assert.ok((await drain(await blobs.openRead(id))).equals(bytes));
   });

@@ -68,18 +68,31 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
       await rejects(() => store.updateJob('no-such-job', { progress: 1 }));
     });
 
-    it('claimJob takes a PENDING job once: the claim returns the patched record, a second claim gets undefined', async (store) => {
+    it('claimJob takes a PENDING job once: the claim returns the patched record with the attempt counted, a second claim gets undefined', async (store) => {
       const o = org();
-      const j = job(o.id);
+      const j = job(o.id, { attempts: 1 });
       await store.createJob(j);
-      const started = { status: 'PROCESSING' as const, startedAt: at(1), attempts: 1, progress: 10 };
+      const started = { status: 'PROCESSING' as const, startedAt: at(1), progress: 10 };
       const claim = await store.claimJob(j.id, started, { owner: 'node-a', ms: 30_000 });
       assert.ok(claim);
       await claim.durable;
-      assert.equal(claim.job, { ...j, ...started });
-      assert.equal(await store.getJobById(j.id), { ...j, ...started });
-      assert.is(await store.claimJob(j.id, { ...started, attempts: 2 }, { owner: 'node-b', ms: 30_000 }), undefined);
-      assert.equal(await store.getJobById(j.id), { ...j, ...started }, 'the second claim changed nothing');
+      const expected = { ...j, ...started, attempts: 2 };
+      assert.equal(claim.job, expected);
+      assert.equal(await store.getJobById(j.id), expected);
+      assert.is(await store.claimJob(j.id, started, { owner: 'node-b', ms: 30_000 }), undefined);
+      assert.equal(await store.getJobById(j.id), expected, 'the second claim changed nothing');
+    });
+
+    it('a job changed after its claim finishes with the change kept (the finish works from the stored job)', async (store) => {
+      const o = org();
+      const j = job(o.id);
+      await store.createJob(j);
+      assert.ok(await store.claimJob(j.id, { status: 'PROCESSING', progress: 10 }, { owner: 'node-a', ms: 30_000 }));
+      await store.updateJob(j.id, { progress: 55 });
+      const done = await store.finishJob(j.id, { status: 'COMPLETED', completedAt: at(3) }, null);
+      const expected = { ...j, status: 'COMPLETED' as const, progress: 55, attempts: 1, completedAt: at(3) };
+      assert.equal(done, expected);
+      assert.equal(await store.getJobById(j.id), expected);
     });
 
     it('claimJob leaves a job that is not PENDING, or unknown, alone', async (store) => {
@@ -87,7 +100,7 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
       const [processing, completed] = [job(o.id, { status: 'PROCESSING', attempts: 1 }), job(o.id, { status: 'COMPLETED', completedAt: at(2) })];
       for (const j of [processing, completed]) await store.createJob(j);
       for (const j of [processing, completed]) {
-        assert.is(await store.claimJob(j.id, { status: 'PROCESSING', attempts: 9 }), undefined);
+        assert.is(await store.claimJob(j.id, { status: 'PROCESSING', progress: 9 }), undefined);
         assert.equal(await store.getJobById(j.id), j);
       }
       assert.is(await store.claimJob('no-such-job', { status: 'PROCESSING' }), undefined);
@@ -97,7 +110,7 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
       const o = org();
       const j = job(o.id);
       await store.createJob(j);
-      const claims = await Promise.all(['node-a', 'node-b'].map((owner, i) => store.claimJob(j.id, { status: 'PROCESSING', attempts: 1, progress: 10 + i }, { owner, ms: 30_000 })));
+      const claims = await Promise.all(['node-a', 'node-b'].map((owner, i) => store.claimJob(j.id, { status: 'PROCESSING', progress: 10 + i }, { owner, ms: 30_000 })));
       const won = claims.filter((c) => c !== undefined);
       assert.is(won.length, 1);
       assert.equal(await store.getJobById(j.id), won[0]!.job);
@@ -168,6 +181,16 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
       assert.equal(unfinished[0], older);
       assert.equal((await store.listJobsByStatus(['COMPLETED'])).filter((j) => j.orgId === o.id).map((j) => j.id), [done.id]);
       assert.equal((await store.listJobsByStatus([])).filter((j) => j.orgId === o.id), []);
+    });
+
+    it('creditState reads the balance and the outstanding estimate together; undefined for an unknown organization', async (store) => {
+      const [a] = await twoOrgs(store);
+      await store.addLedgerEntry(ledgerEntry(a.id, 40));
+      const org = await store.getOrganization(a.id);
+      await store.createJob(job(a.id, { estimatedCredits: 3 }));
+      await store.createJob(job(a.id, { estimatedCredits: 4, status: 'PROCESSING' }));
+      assert.equal(await store.creditState(a.id), { balance: org!.balance, outstanding: 7 });
+      assert.is(await store.creditState('no-such-org'), undefined);
     });
 
     it('outstandingEstimate sums the estimates of the organization\'s pending and processing jobs only', async (store) => {

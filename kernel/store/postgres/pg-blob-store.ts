@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import type { BlobStore, BlobTarget } from '../blob-store.js';
+import { prepared } from './pg-rows.js';
 
 /** Bytes per stored chunk: big enough that a 50 MB upload is 50 rows, small enough to hold one in memory. */
 export const BLOB_CHUNK_BYTES = 1024 * 1024;
@@ -42,14 +43,14 @@ export class PgBlobStore implements BlobStore {
     return readFile(tempFile);
   }
 
-  /** The worker writes a local scratch file; `keep` stores it. */
-  target(id: string): BlobTarget {
+  /** A worker's output is not written to a scratch file first: the bytes it answers with are `put` (one statement). */
+  target(id: string): undefined {
     checkId(id);
-    return { tempPath: this.tempPath(), path: this.tempPath() };
+    return undefined;
   }
 
-  async keep(target: BlobTarget, id: string): Promise<void> {
-    await this.adopt(target.path, id);
+  async keep(): Promise<void> {
+    throw new Error('PgBlobStore gives no targets to keep.');
   }
 
   async adopt(tempFile: string, id: string): Promise<void> {
@@ -84,17 +85,30 @@ export class PgBlobStore implements BlobStore {
     await this.#pool.query('DELETE FROM blob_chunks WHERE id = $1', [id]);
   }
 
-  /** Replaces the blob with the chunks given, in one transaction: a reader sees the old bytes or the new, never a mix. */
+  /**
+   * Replaces the blob with the chunks given, in one transaction: a reader sees the old bytes or the new, never a mix.
+   * A blob of one chunk (most outputs) is one statement: its chunk is written over any old first chunk, and the old
+   * later chunks go in the same statement.
+   */
   async #write(id: string, chunks: AsyncIterable<Buffer>): Promise<void> {
     checkId(id);
+    const it = chunks[Symbol.asyncIterator]();
+    const first = await it.next();
+    const second = first.done ? first : await it.next();
+    // An empty file is one empty chunk, so that it exists.
+    if (second.done) {
+      await prepared(this.#pool, 'blob_put_one', PUT_ONE_SQL, [id, first.done ? Buffer.alloc(0) : first.value]);
+      return;
+    }
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN');
       await client.query('DELETE FROM blob_chunks WHERE id = $1', [id]);
       let seq = 0;
-      for await (const chunk of chunks) await client.query('INSERT INTO blob_chunks (id, seq, bytes) VALUES ($1, $2, $3)', [id, seq++, chunk]);
-      // An empty file is one empty chunk, so that it exists.
-      if (seq === 0) await client.query('INSERT INTO blob_chunks (id, seq, bytes) VALUES ($1, 0, $2)', [id, Buffer.alloc(0)]);
+      const insert = (chunk: Buffer) => prepared(client, 'blob_insert', 'INSERT INTO blob_chunks (id, seq, bytes) VALUES ($1, $2, $3)', [id, seq++, chunk]);
+      await insert(first.value);
+      await insert(second.value);
+      for (let next = await it.next(); !next.done; next = await it.next()) await insert(next.value);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -108,7 +122,7 @@ export class PgBlobStore implements BlobStore {
   async *#chunks(id: string): AsyncGenerator<Buffer> {
     checkId(id);
     for (let seq = 0; ; seq++) {
-      const { rows } = await this.#pool.query<{ bytes: Buffer }>('SELECT bytes FROM blob_chunks WHERE id = $1 AND seq = $2', [id, seq]);
+      const { rows } = await prepared<{ bytes: Buffer }>(this.#pool, 'blob_chunk', 'SELECT bytes FROM blob_chunks WHERE id = $1 AND seq = $2', [id, seq]);
       if (!rows[0]) {
         if (seq === 0) throw Object.assign(new Error(`Blob ${id} is not stored.`), { code: 'ENOENT' });
         return;
@@ -117,6 +131,13 @@ export class PgBlobStore implements BlobStore {
     }
   }
 }
+
+// The chunks of the statement's snapshot with seq > 0 are the old blob's: the new chunk 0 is not among them.
+const PUT_ONE_SQL = `
+WITH chunk AS (
+  INSERT INTO blob_chunks (id, seq, bytes) VALUES ($1, 0, $2) ON CONFLICT (id, seq) DO UPDATE SET bytes = EXCLUDED.bytes RETURNING id
+)
+DELETE FROM blob_chunks WHERE id = $1 AND seq > 0`;
 
 function checkId(id: string): void {
   if (!ID.test(id)) throw new Error(`Invalid blob id ${JSON.stringify(id)}`);

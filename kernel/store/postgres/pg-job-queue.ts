@@ -2,15 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { put, readAll, transaction } from './pg-rows.js';
+import { FINISHED_CHANNEL, jobNotice, JOBS_CHANNEL } from './pg-jobs.js';
 import type { JobQueue, JobQueueHost } from '../../job-queue.js';
 import type { JobLease } from '../store.js';
 import type { JobRecord } from '../../model.js';
 import type { Logger } from '../../logger.js';
 
-/** Channel of admitted jobs: the payload is `{ id, pluginId, orgId }` as JSON (PgStore sends it in the admitting transaction). */
-export const JOBS_CHANNEL = 'quire_jobs';
-/** Channel of finished jobs and bulk jobs: the payload is the id (PgStore sends it in the finishing transaction). */
-export const FINISHED_CHANNEL = 'quire_job_finished';
 
 /**
  * Migration 0004: who runs a PROCESSING job and until when its claim holds; the check looks up lapsed claims by time.
@@ -156,7 +153,7 @@ export class PgJobQueue implements JobQueue {
         }
         await put(tx, 'jobs', { ...job, status: 'PENDING', progress: 0 });
         await tx.query('UPDATE jobs SET lease_owner = NULL, lease_until = NULL WHERE id = $1', [job.id]);
-        await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, JSON.stringify({ id: job.id, pluginId: job.pluginId, orgId: job.orgId })]);
+        await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, jobNotice(job)]);
         this.log.warn({ jobId: job.id, attempts: job.attempts }, 'the claim on a running job lapsed (its node stopped); retrying');
       }
       return exhausted;

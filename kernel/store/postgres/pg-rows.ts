@@ -16,12 +16,13 @@ const spec = <R>(columns: string[], values: (rec: R) => unknown[]): TableSpec<R>
 
 /** Table → its record type; the names are constants of this file, never values from a caller. */
 const TABLES = {
-  organizations: spec<Organization>([], () => []),
+  // The balance column is the organization's balance (pg-jobs.ts changes it by an amount); data keeps the first one.
+  organizations: spec<Organization>(['balance'], (o) => [o.balance]),
   api_keys: spec<ApiKeyRecord>(['org_id', 'hash'], (k) => [k.orgId, k.hash]),
   integration_clients: spec<IntegrationClient>([], () => []),
   resource_tokens: spec<ResourceTokenRecord>(['org_id', 'hash'], (t) => [t.orgId, t.hash]),
   files: spec<FileRecord>(['org_id', 'expires_at'], (f) => [f.orgId, f.expiresAt]),
-  jobs: spec<JobRecord>(['org_id', 'status', 'created_at', 'completed_at', 'bulk_id'], (j) => [j.orgId, j.status, j.createdAt, j.completedAt || null, j.bulk?.id ?? null]),
+  jobs: spec<JobRecord>(['org_id', 'status', 'created_at', 'completed_at', 'bulk_id', 'estimated_credits'], (j) => [j.orgId, j.status, j.createdAt, j.completedAt || null, j.bulk?.id ?? null, j.estimatedCredits ?? 0]),
   style_presets: spec<StylePresetRecord>(['org_id', 'created_at'], (p) => [p.orgId, p.createdAt]),
   documents: spec<DocumentRecord>(['org_id', 'created_at'], (d) => [d.orgId, d.createdAt]),
   templates: spec<TemplateRecord>(['org_id', 'created_at'], (t) => [t.orgId, t.createdAt]),
@@ -51,21 +52,31 @@ function upsertSql(table: Table): string {
   return sql;
 }
 
+/**
+ * A query PostgreSQL parses and plans once per connection and then only executes (a prepared statement): for the
+ * statements every request or job sends. `name` stands for `text` alone, and `text` is a constant of the code.
+ */
+export function prepared<R extends pg.QueryResultRow = pg.QueryResultRow>(db: Db, name: string, text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+  return db.query<R>({ name, text, values });
+}
+
 /** Writes the whole record: `data` and the columns taken from it, in one statement. */
 export async function put<T extends Table>(db: Db, table: T, rec: RecordOf<T>): Promise<void> {
   const values = (TABLES[table] as TableSpec<RecordOf<T>>).values(rec);
-  await db.query(upsertSql(table), [(rec as { id: string }).id, ...values, JSON.stringify(rec)]);
+  await prepared(db, `put_${table}`, upsertSql(table), [(rec as { id: string }).id, ...values, JSON.stringify(rec)]);
 }
 
 /** The stored record (a fresh object), or undefined; `forUpdate` locks its row until the transaction ends. */
 export async function readOne<T extends Table>(db: Db, table: T, id: string, forUpdate = false): Promise<RecordOf<T> | undefined> {
-  const { rows } = await db.query<{ data: RecordOf<T> }>(`SELECT data FROM ${table} WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  const lock = forUpdate ? ' FOR UPDATE' : '';
+  const { rows } = await prepared<{ data: RecordOf<T> }>(db, `one_${table}${forUpdate ? '_locked' : ''}`, `SELECT data FROM ${table} WHERE id = $1${lock}`, [id]);
   return rows[0]?.data;
 }
 
 /** The organization's record, or undefined when it is unknown or another organization's. */
 export async function readOwn<T extends Table>(db: Db, table: T, orgId: string, id: string, forUpdate = false): Promise<RecordOf<T> | undefined> {
-  const { rows } = await db.query<{ data: RecordOf<T> }>(`SELECT data FROM ${table} WHERE id = $1 AND org_id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [id, orgId]);
+  const lock = forUpdate ? ' FOR UPDATE' : '';
+  const { rows } = await prepared<{ data: RecordOf<T> }>(db, `own_${table}${forUpdate ? '_locked' : ''}`, `SELECT data FROM ${table} WHERE id = $1 AND org_id = $2${lock}`, [id, orgId]);
   return rows[0]?.data;
 }
 

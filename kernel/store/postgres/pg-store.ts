@@ -2,15 +2,19 @@
 import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
-import { FINISHED_CHANNEL, JOBS_CHANNEL } from './pg-job-queue.js';
-import { copy, databaseName, listOwn, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
-import type { BlockChange, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
+import { KeyCache } from './pg-key-cache.js';
+import { addLedger, claimJob, finishJob, type KnownJob, FINISHED_CHANNEL, jobNotice, JOBS_CHANNEL, readOrganizations, stageJob } from './pg-jobs.js';
+import { copy, databaseName, listOwn, prepared, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
+import type { BlockChange, ClaimPatch, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
 
 /** The advisory lock key of the first start's bootstrap ("quire-bs" as a 64-bit integer). */
 const BOOTSTRAP_LOCK = '8175556638605664883';
+
+/** Most jobs remembered as written here (far more than a node queues and runs at once). */
+const JOBS_REMEMBERED = 10_000;
 
 const isFinished = (status: JobStatus) => status === 'COMPLETED' || status === 'FAILED';
 
@@ -23,6 +27,9 @@ export class PgStore implements Store {
   readonly #pool: pg.Pool;
   readonly #workspace: PgWorkspace;
   readonly #url: string;
+  /** Unfinished jobs as this process last wrote them (admitted or claimed here), with the row version of that write. */
+  readonly #known = new Map<string, KnownJob>();
+  readonly #keys = new KeyCache();
 
   constructor(url: string, poolSize = 10) {
     this.#url = url;
@@ -72,12 +79,12 @@ export class PgStore implements Store {
     await put(this.#pool, 'organizations', copy(org));
   }
 
-  getOrganization(id: string): Promise<Organization | undefined> {
-    return readOne(this.#pool, 'organizations', id);
+  async getOrganization(id: string): Promise<Organization | undefined> {
+    return (await readOrganizations<Organization>(this.#pool, 'WHERE id = $1', [id]))[0];
   }
 
   listOrganizations(): Promise<Organization[]> {
-    return readAll(this.#pool, 'SELECT data FROM organizations ORDER BY seq');
+    return readOrganizations(this.#pool, 'ORDER BY seq');
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
@@ -85,15 +92,19 @@ export class PgStore implements Store {
   }
 
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-    return this.#byHash('api_keys', hash);
+    return this.#keys.find(hash, () => this.#byHash('api_keys', hash));
   }
 
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
     return listOwn(this.#pool, 'api_keys', orgId);
   }
 
-  revokeApiKey(orgId: string, id: string, at: string): Promise<boolean> {
-    return this.#revoke('api_keys', orgId, id, at);
+  async revokeApiKey(orgId: string, id: string, at: string): Promise<boolean> {
+    // Forgotten before (no request uses the cached key from now on) and after (none cached it meanwhile).
+    this.#keys.forget(id);
+    const revoked = await this.#revoke('api_keys', orgId, id, at);
+    this.#keys.forget(id);
+    return revoked;
   }
 
   async createIntegrationClient(client: IntegrationClient): Promise<void> {
@@ -129,8 +140,8 @@ export class PgStore implements Store {
   }
 
   async #byHash<T extends 'api_keys' | 'resource_tokens'>(table: T, hash: string): Promise<RecordOf<T> | undefined> {
-    const [rec] = await readAll<RecordOf<T>>(this.#pool, `SELECT data FROM ${table} WHERE hash = $1`, [hash]);
-    return rec;
+    const { rows } = await prepared<{ data: RecordOf<T> }>(this.#pool, `${table}_by_hash`, `SELECT data FROM ${table} WHERE hash = $1`, [hash]);
+    return rows[0]?.data;
   }
 
   /** False when the key or token is unknown, another organization's, or already revoked. */
@@ -165,10 +176,8 @@ export class PgStore implements Store {
 
   async stageJob(job: JobRecord): Promise<{ durable: Promise<void> }> {
     // Committed before this resolves: visible to every node and durable at once; the notice tells every node at commit.
-    await transaction(this.#pool, async (tx) => {
-      await put(tx, 'jobs', copy(job));
-      await announce(tx, job);
-    });
+    const staged = await stageJob(this.#pool, copy(job));
+    if (job.status === 'PENDING') this.#remember(staged);
     return { durable: Promise.resolve() };
   }
 
@@ -189,31 +198,28 @@ export class PgStore implements Store {
     });
   }
 
-  claimJob(id: string, patch: Partial<JobRecord>, lease?: JobLease): Promise<{ job: JobRecord; durable: Promise<void> } | undefined> {
-    // A row another claim (or a lease check) holds is skipped, not waited for: that one decides the job's fate.
-    return transaction(this.#pool, async (tx) => {
-      const [job] = await readAll<JobRecord>(tx, "SELECT data FROM jobs WHERE id = $1 AND status = 'PENDING' FOR UPDATE SKIP LOCKED", [id]);
-      if (!job) return undefined;
-      const updated = { ...job, ...jobPatch(patch) };
-      await put(tx, 'jobs', updated);
-      await tx.query("UPDATE jobs SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond' WHERE id = $1", [id, lease?.owner ?? null, lease ? lease.ms : null]);
-      return { job: updated, durable: Promise.resolve() };
-    });
+  async claimJob(id: string, patch: ClaimPatch, lease?: JobLease): Promise<{ job: JobRecord; durable: Promise<void> } | undefined> {
+    const known = this.#known.get(id);
+    this.#known.delete(id);
+    const claimed = await claimJob(this.#pool, id, jobPatch(patch), lease, known);
+    if (!claimed) return undefined;
+    this.#remember(claimed);
+    return { job: copy(claimed.job), durable: Promise.resolve() };
+  }
+
+  /** A job as this process wrote it: its claim or finish, made here next, then needs no read. */
+  #remember(written: KnownJob): void {
+    this.#known.set(written.job.id, written);
+    // A job that never moves on here (claimed by another node and never tried here, or given up at shutdown) is
+    // forgotten with the oldest.
+    if (this.#known.size > JOBS_REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
   }
 
   finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord> {
-    // One transaction: the output file, the state change and the charge are committed together or not at all, and the
-    // job's row stays locked from the check to the commit, so a second finish sees the first one's final state.
-    return transaction(this.#pool, async (tx) => {
-      const job = await requireJob(tx, id);
-      if (isFinished(job.status)) throw new Error(`Job ${id} is already ${job.status}; a finished job never moves again.`);
-      const updated = { ...job, ...jobPatch(patch) };
-      if (output) await put(tx, 'files', copy(output));
-      await put(tx, 'jobs', updated);
-      if (charge) await addLedger(tx, charge);
-      await tx.query('SELECT pg_notify($1, $2)', [FINISHED_CHANNEL, id]);
-      return updated;
-    });
+    // One statement: the output file, the state change and the charge are committed together or not at all.
+    const known = this.#known.get(id);
+    this.#known.delete(id);
+    return finishJob(this.#pool, id, jobPatch(patch), charge, output, known);
   }
 
   async listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]> {
@@ -223,11 +229,23 @@ export class PgStore implements Store {
   }
 
   async outstandingEstimate(orgId: string): Promise<number> {
-    const { rows } = await this.#pool.query<{ sum: string }>(
-      "SELECT coalesce(sum((data->>'estimatedCredits')::numeric), 0)::text AS sum FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')",
+    const { rows } = await prepared<{ sum: number }>(
+      this.#pool,
+      'outstanding_estimate',
+      "SELECT coalesce(sum(estimated_credits), 0) AS sum FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')",
       [orgId],
     );
     return Number(rows[0]!.sum);
+  }
+
+  async creditState(orgId: string): Promise<{ balance: number; outstanding: number } | undefined> {
+    const { rows } = await prepared<{ balance: number; outstanding: number }>(
+      this.#pool,
+      'credit_state',
+      "SELECT balance, (SELECT coalesce(sum(estimated_credits), 0) FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')) AS outstanding FROM organizations WHERE id = $1",
+      [orgId],
+    );
+    return rows[0] && { balance: rows[0].balance, outstanding: rows[0].outstanding };
   }
 
   deleteJobsFinishedBefore(instant: string): Promise<number> {
@@ -377,21 +395,10 @@ async function requireJob(tx: Db, id: string): Promise<JobRecord> {
 
 /** Tells every node, when the transaction commits, that a job waits to be run (PgJobQueue listens). */
 async function announce(tx: Db, job: JobRecord): Promise<void> {
-  if (job.status === 'PENDING') await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, JSON.stringify({ id: job.id, pluginId: job.pluginId, orgId: job.orgId })]);
+  if (job.status === 'PENDING') await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, jobNotice(job)]);
 }
 
 function jobPatch(patch: Partial<JobRecord>): Partial<JobRecord> {
   if ('params' in patch) throw new Error('A job\'s params never change once it is stored.');
   return copy(patch);
-}
-
-/** The ledger entry and the organization's new balance, with the organization's row locked: charges never interleave. */
-async function addLedger(tx: Db, entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry> {
-  const org = await readOne(tx, 'organizations', entry.orgId, true);
-  if (!org) throw new Error(`Organization ${entry.orgId} does not exist.`);
-  const balance = org.balance + entry.amount;
-  const written: LedgerEntry = { ...copy(entry), balanceAfter: balance };
-  await put(tx, 'organizations', { ...org, balance });
-  await tx.query('INSERT INTO ledger (id, org_id, created_at, data) VALUES ($1, $2, $3, $4)', [written.id, written.orgId, written.createdAt, JSON.stringify(written)]);
-  return written;
 }

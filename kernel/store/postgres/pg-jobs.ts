@@ -1,0 +1,143 @@
+// The hot path of a job on PostgreSQL in as few round trips as it can take: admission, claim and finish are each one
+// statement (after one read), and no row lock is held while this process waits for an answer.
+import type pg from 'pg';
+import { copy, prepared, readAll } from './pg-rows.js';
+import type { FileRecord, JobRecord, LedgerEntry } from '../../model.js';
+import type { ClaimPatch, JobLease } from '../store.js';
+
+/** Channel of admitted jobs: the payload is `{ id, pluginId, orgId }` as JSON (sent in the admitting statement). */
+export const JOBS_CHANNEL = 'quire_jobs';
+/** Channel of finished jobs and bulk jobs: the payload is the id (sent in the finishing statement). */
+export const FINISHED_CHANNEL = 'quire_job_finished';
+
+/**
+ * Migration 0005: an organization's balance in its own column, changed by one UPDATE (`balance = balance + amount`)
+ * inside the statement that finishes a job, and read back over `data.balance`, which keeps the balance the
+ * organization was created with (a double precision, as the embedded store's JavaScript numbers are). A job's
+ * estimate in its own column too, so that summing what unfinished jobs promise (at every admission) reads an index,
+ * not the text of every waiting job's document.
+ */
+export const HOT_COLUMNS_SQL = `
+ALTER TABLE organizations ADD COLUMN balance double precision NOT NULL DEFAULT 0;
+UPDATE organizations SET balance = coalesce((data->>'balance')::double precision, 0);
+ALTER TABLE jobs ADD COLUMN estimated_credits double precision NOT NULL DEFAULT 0;
+UPDATE jobs SET estimated_credits = coalesce((data->>'estimatedCredits')::double precision, 0) WHERE status IN ('PENDING', 'PROCESSING');
+CREATE INDEX jobs_unfinished_org ON jobs (org_id) INCLUDE (estimated_credits) WHERE status IN ('PENDING', 'PROCESSING');
+`;
+
+/** Organizations with the balance of the `balance` column; `where` is a constant of the caller. */
+export async function readOrganizations<R extends { balance: number }>(db: pg.Pool | pg.PoolClient, where: string, params: unknown[] = []): Promise<R[]> {
+  const { rows } = await prepared<{ data: R; balance: number }>(db, `organizations_${where}`, `SELECT data, balance FROM organizations ${where}`, params);
+  return rows.map((r) => ({ ...r.data, balance: r.balance }));
+}
+
+/** The notice of an admitted job, as PgJobQueue reads it. */
+export function jobNotice(job: Pick<JobRecord, 'id' | 'pluginId' | 'orgId'>): string {
+  return JSON.stringify({ id: job.id, pluginId: job.pluginId, orgId: job.orgId });
+}
+
+const STAGE_SQL = `
+WITH job AS (
+  INSERT INTO jobs (id, org_id, status, created_at, completed_at, bulk_id, estimated_credits, data) VALUES ($1, $2, $3, $4, $5, $6, $9, $7)
+  ON CONFLICT (id) DO UPDATE SET org_id = EXCLUDED.org_id, status = EXCLUDED.status, created_at = EXCLUDED.created_at,
+    completed_at = EXCLUDED.completed_at, bulk_id = EXCLUDED.bulk_id, estimated_credits = EXCLUDED.estimated_credits, data = EXCLUDED.data
+  RETURNING status, xmin::text AS version
+)
+SELECT version FROM job LEFT JOIN LATERAL (SELECT pg_notify('${JOBS_CHANNEL}', $8) WHERE job.status = 'PENDING') AS notice ON true`;
+
+/** Writes a job and, when it waits to run, tells every node at commit: one statement. Resolves with what was written. */
+export async function stageJob(pool: pg.Pool, job: JobRecord): Promise<KnownJob> {
+  const { rows } = await prepared<{ version: string }>(pool, 'stage_job', STAGE_SQL, [job.id, job.orgId, job.status, job.createdAt, job.completedAt || null, job.bulk?.id ?? null, JSON.stringify(job), jobNotice(job), job.estimatedCredits ?? 0]);
+  return { job, version: rows[0]!.version };
+}
+
+/** A job with the row version it was read at (`xmin`): a write conditioned on it fails when anything changed the row since. */
+async function readVersioned(pool: pg.Pool, id: string): Promise<{ job: JobRecord; version: string } | undefined> {
+  const { rows } = await prepared<{ data: JobRecord; version: string }>(pool, 'job_versioned', 'SELECT data, xmin::text AS version FROM jobs WHERE id = $1', [id]);
+  return rows[0] && { job: rows[0].data, version: rows[0].version };
+}
+
+const CLAIM_SQL = `
+UPDATE jobs SET status = $3, data = $4, lease_owner = $5, lease_until = now() + $6 * interval '1 millisecond'
+WHERE id = $1 AND xmin = $2::xid AND status = 'PENDING'
+RETURNING xmin::text AS version`;
+
+/** A job as this process last wrote it, and the row version that write made. */
+export interface KnownJob {
+  job: JobRecord;
+  version: string;
+}
+
+/**
+ * PENDING → the patched record with the attempt counted, written with the lease, if the row did not change between
+ * the read and the write (another node claimed it, or a check took it back): the write is conditioned on the version
+ * read, and a lost race reads again. Undefined when the job is unknown or not PENDING.
+ */
+export async function claimJob(pool: pg.Pool, id: string, patch: ClaimPatch, lease?: JobLease, known?: KnownJob): Promise<KnownJob | undefined> {
+  // The version this process wrote (its admission) is tried first: unless another node claimed the job, no read.
+  for (let read = known; ; read = undefined) {
+    read ??= await readVersioned(pool, id);
+    if (!read || read.job.status !== 'PENDING') return undefined;
+    const updated: JobRecord = { ...read.job, ...copy(patch), attempts: read.job.attempts + 1 };
+    const { rows } = await prepared<{ version: string }>(pool, 'claim_job', CLAIM_SQL, [id, read.version, updated.status, JSON.stringify(updated), lease?.owner ?? null, lease ? lease.ms : null]);
+    if (rows[0]) return { job: updated, version: rows[0].version };
+  }
+}
+
+// The job, its output file and the charge in one statement (one transaction): a file or a charge is written only
+// when the job's row is the version that was read, and the organization's row is locked only while PostgreSQL runs it.
+// The ledger entry's text is completed with the balance after the charge (`$13` ends with `"balanceAfter":`); a
+// charge to an organization that does not exist leaves it null, which the NOT NULL of `data` refuses, and the whole
+// statement is undone.
+const FINISH_SQL = `
+WITH job AS (
+  UPDATE jobs SET status = $3, completed_at = $4, data = $5, lease_owner = NULL, lease_until = NULL
+  WHERE id = $1 AND xmin = $2::xid
+  RETURNING id
+), file AS (
+  INSERT INTO files (id, org_id, expires_at, data) SELECT $6, $7, $8, $9 FROM job WHERE $6::text IS NOT NULL
+), org AS (
+  UPDATE organizations SET balance = balance + $10 WHERE id = $11 AND $12::text IS NOT NULL AND EXISTS (SELECT 1 FROM job)
+  RETURNING balance
+), entry AS (
+  INSERT INTO ledger (id, org_id, created_at, data)
+  SELECT $12, $11, $14, ($13 || org.balance::text || '}')::json FROM job LEFT JOIN org ON true WHERE $12::text IS NOT NULL
+)
+SELECT pg_notify('${FINISHED_CHANNEL}', job.id) FROM job`;
+
+const NOT_NULL_VIOLATION = '23502';
+
+/**
+ * COMPLETED or FAILED with the output file and the charge, committed together; throws when the job is unknown or
+ * already finished (a finished job never moves again). A row changed since the read (a lease renewal) is read again.
+ */
+export async function finishJob(pool: pg.Pool, id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord, known?: KnownJob): Promise<JobRecord> {
+  const entry = charge && JSON.stringify(copy(charge));
+  const entryHead = entry && `${entry.slice(0, -1)}${entry === '{}' ? '' : ','}"balanceAfter":`;
+  // The version this process wrote last (its claim) is tried first: unless a renewal or a check changed the row since,
+  // the finish needs no read.
+  for (let read = known; ; read = undefined) {
+    read ??= await readVersioned(pool, id);
+    if (!read) throw new Error(`Job ${id} does not exist.`);
+    if (read.job.status === 'COMPLETED' || read.job.status === 'FAILED') throw new Error(`Job ${id} is already ${read.job.status}; a finished job never moves again.`);
+    const updated = { ...read.job, ...copy(patch) };
+    const { rowCount } = await prepared(pool, 'finish_job', FINISH_SQL, [
+      id, read.version, updated.status, updated.completedAt || null, JSON.stringify(updated),
+      output?.id ?? null, output?.orgId ?? null, output?.expiresAt ?? null, output ? JSON.stringify(output) : null,
+      charge?.amount ?? 0, charge?.orgId ?? null, charge?.id ?? null, entryHead, charge?.createdAt ?? null,
+    ]).catch((err: Error & { code?: string; table?: string }) => {
+      if (err.code === NOT_NULL_VIOLATION && err.table === 'ledger') throw new Error(`Organization ${charge!.orgId} does not exist.`);
+      throw err;
+    });
+    if (rowCount) return updated;
+  }
+}
+
+/** The ledger entry and the organization's new balance, in one statement of the caller's transaction. */
+export async function addLedger(db: pg.Pool | pg.PoolClient, entry: Omit<LedgerEntry, 'balanceAfter'>): Promise<LedgerEntry> {
+  const [row] = await readAll<number>(db, 'UPDATE organizations SET balance = balance + $2 WHERE id = $1 RETURNING balance AS data', [entry.orgId, entry.amount]);
+  if (row === undefined) throw new Error(`Organization ${entry.orgId} does not exist.`);
+  const written: LedgerEntry = { ...copy(entry), balanceAfter: row };
+  await db.query('INSERT INTO ledger (id, org_id, created_at, data) VALUES ($1, $2, $3, $4)', [written.id, written.orgId, written.createdAt, JSON.stringify(written)]);
+  return written;
+}
