@@ -14,6 +14,11 @@
 // Environment: QUIRE_TEST_ROOT (the directory walked, default dist), QUIRE_TEST_CONCURRENCY (default 2),
 // QUIRE_TEST_TIMEOUT_MS (one file's time limit, default 10 minutes). The argument is a substring of the paths to run,
 // relative to the root (e2e/render.test).
+//
+// A whole run (no argument) runs the e2e files a second time against PostgreSQL: QUIRE_TEST_STORE=postgres makes
+// test/helpers/quire-server.ts give each data dir a database of a throw-away cluster. Files that start PostgreSQL
+// themselves, or test the embedded store's own files, say so with a line `// test-stores: once (why)` and run once.
+// QUIRE_TEST_POSTGRES_PASS=0 leaves the second pass out, =1 adds it to a run with an argument.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -35,6 +40,17 @@ const files = [];
   }
 })(root);
 files.sort();
+
+/** The runs of the files: each once as it is, and the e2e files again against PostgreSQL (see the top). */
+const runs = files.map((file) => ({ file, env: {}, label: '' }));
+const postgresPass = process.env.QUIRE_TEST_POSTGRES_PASS ?? (filter === '' ? '1' : '0');
+if (postgresPass === '1' && process.env.QUIRE_TEST_STORE !== 'postgres') {
+  for (const file of files) {
+    if (!file.includes(`${path.sep}test${path.sep}e2e${path.sep}`)) continue;
+    if (/^\/\/ test-stores: once\b/m.test(readFileSync(file, 'utf8'))) continue;
+    runs.push({ file, env: { QUIRE_TEST_STORE: 'postgres' }, label: ' [postgresql]' });
+  }
+}
 
 const concurrency = Number(process.env.QUIRE_TEST_CONCURRENCY ?? 2);
 const timeLimitMs = Number(process.env.QUIRE_TEST_TIMEOUT_MS ?? 10 * 60_000);
@@ -113,7 +129,7 @@ function killEverything() {
   for (const p of processes((q) => q.marks.some((m) => m.startsWith(`${runId}/`)))) signal(p.pid, 'SIGKILL');
 }
 process.on('exit', killEverything);
-const queue = files.map((file, index) => [file, index]);
+const queue = runs.map((run, index) => [run, index]);
 /** Set when the runner is interrupted: no file starts after it, and the signal's exit code, not the summary's, ends the run. */
 let interrupted = null;
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
@@ -129,14 +145,14 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 const indent = (lines) => lines.map((l) => `     | ${l}`).join('\n');
 const lastLines = (out, n) => out.replace(/\s+$/, '').split('\n').slice(-n);
 
-async function runFile(file, index) {
+async function runFile({ file, env, label }, index) {
   const started = Date.now();
-  const rel = path.relative(root, file);
+  const rel = path.relative(root, file) + label;
   const mark = `${runId}/${index}`;
   const child = spawn(process.execPath, [file], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, FORCE_COLOR: '0', [MARK]: inheritedMark + mark },
+    env: { ...process.env, ...env, FORCE_COLOR: '0', [MARK]: inheritedMark + mark },
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

@@ -7,6 +7,7 @@ import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } fro
 import { pixelLimitProblem, type ImageLimits } from '../../engines/image/image-check.js';
 import type { ImageToPdfParams, ImageToPdfResultBody } from './contract.js';
 import { encodeCanvas } from '../../engines/image/encode-canvas.js';
+import { embedJpg, embedPng } from '../../engines/pdf/embed-image.js';
 
 /** A4 in points, and the margin kept free on every side (10 mm). */
 const A4 = { short: 595.28, long: 841.89 };
@@ -60,13 +61,13 @@ async function embed(pdf: PDFDocument, file: WorkerFile, label: string, limits: 
 
   const orientation = await exifOrientation(file);
   try {
-    if (file.mimeType === 'image/jpeg') return { image: await pdf.embedJpg(file.bytes), orientation, reencoded: false };
-    if (file.mimeType === 'image/png') return { image: await pdf.embedPng(file.bytes), orientation, reencoded: false };
+    if (file.mimeType === 'image/jpeg') return { image: await embedJpg(pdf, file.bytes), orientation, reencoded: false };
+    if (file.mimeType === 'image/png') return { image: await embedPng(pdf, file.bytes), orientation, reencoded: false };
     // GIF (its first frame) and BMP: PDF has no filter for them, so they are decoded and written as lossless PNG.
     const decoded = await loadImage(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
     const canvas = createCanvas(decoded.width, decoded.height);
     canvas.getContext('2d').drawImage(decoded, 0, 0);
-    return { image: await pdf.embedPng(await encodeCanvas(canvas, 'png')), orientation, reencoded: true };
+    return { image: await embedPng(pdf, await encodeCanvas(canvas, 'png')), orientation, reencoded: true };
   } catch (err) {
     throw new PluginError('IMAGE_INVALID', `${label}: the ${file.mimeType} image cannot be decoded (${(err as Error).message}); the file is damaged or uses an encoding PDF cannot hold. Export it again as baseline JPEG or PNG.`);
   }

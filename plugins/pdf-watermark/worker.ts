@@ -2,6 +2,7 @@
 import { PDFArray, PDFDict, PDFName, PDFRef, type PDFContext, type PDFDocument, type PDFFont, type PDFObject } from 'pdf-lib';
 import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
 import { resolveSpecs } from '../../engines/pdf/page-selection.js';
+import { embedJpg, embedPng } from '../../engines/pdf/embed-image.js';
 import { guardPdf, guardPdfSync, openPdf, savePdf } from '../../engines/pdf/load.js';
 import { pageTurn, visibleBox } from '../../engines/pdf/page-box.js';
 import { FONT_RULE, TextFonts, describeChars, isWinAnsi, planLine, type FaceId } from '../../engines/pdf/text-fonts.js';
@@ -121,7 +122,7 @@ async function imageStamp(doc: PDFDocument, image: WorkerFile, params: Watermark
   if (image.mimeType === 'image/png') checkPngSize(image.bytes, label);
   let embedded;
   try {
-    embedded = image.mimeType === 'image/png' ? await doc.embedPng(image.bytes) : await doc.embedJpg(image.bytes);
+    embedded = image.mimeType === 'image/png' ? await embedPng(doc, image.bytes) : await embedJpg(doc, image.bytes);
   } catch (err) {
     throw new PluginError('IMAGE_UNREADABLE', `${label} is not a readable ${image.mimeType === 'image/png' ? 'PNG' : 'JPEG'} image: ${err instanceof Error ? err.message : String(err)}.`);
   }

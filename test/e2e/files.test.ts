@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { readdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { OWNER_KEY, type RunningServer, useServer } from '../helpers/quire-server.js';
+import { OWNER_KEY, type RunningServer, storedBlobs, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { makePdf, notAPdf } from '../fixtures/pdfs.js';
 
@@ -63,12 +63,12 @@ test('answers 415 for content that is no accepted type', async () => {
 });
 
 test('answers 413 for a file over the upload limit and stores nothing', async () => {
-  const before = readdirSync(path.join(server.dataDir, 'blobs')).length;
+  const before = (await storedBlobs(server.dataDir)).length;
   const r = await api.upload(new Uint8Array(300 * 1024).fill(65), 'big.txt');
   assert.is(r.status, 413);
   assert.is(r.body.code, 'PAYLOAD_TOO_LARGE');
   assert.match(r.body.detail, String(200 * 1024));
-  assert.is(readdirSync(path.join(server.dataDir, 'blobs')).length, before);
+  assert.is((await storedBlobs(server.dataDir)).length, before);
   assert.is(readdirSync(path.join(server.dataDir, 'tmp')).length, 0);
 });
 
@@ -91,7 +91,7 @@ test('never uses the client filename as a path', async () => {
   const r = await api.upload(await makePdf(1), '..\\..\\x/../../etc/passwd.pdf');
   assert.is(r.status, 201);
   assert.is(r.body.filename, 'passwd.pdf');
-  const blobs = readdirSync(path.join(server.dataDir, 'blobs'));
+  const blobs = await storedBlobs(server.dataDir);
   assert.ok(blobs.includes(r.body.id));
   assert.ok(blobs.every((b) => /^[0-9a-f-]{36}$/.test(b)));
   const dl = await api.download(`${server.baseUrl}/api/v1/dev/tools/files/${r.body.id}/download`, true);
@@ -126,7 +126,7 @@ test('expires files: 404 after their time, and the sweeper deletes their bytes',
   const gone = await api.get(`/api/v1/dev/tools/files/${id}`);
   assert.is(gone.status, 404);
   assert.is(gone.body.code, 'NOT_FOUND');
-  assert.not.ok(readdirSync(path.join(server.dataDir, 'blobs')).includes(id));
+  assert.not.ok((await storedBlobs(server.dataDir)).includes(id));
   const used = await api.post('/api/v1/dev/tools/pdf/rotate', { fileId: id, angle: 90 });
   assert.is(used.status, 404);
 });

@@ -1,6 +1,7 @@
 // `npm run admin -- migrate-to-postgres --from <data dir>`: a data dir filled by a real embedded server (a document
 // with an uploaded image, a rendered PDF) is copied into PostgreSQL, and a server on the database answers the same
 // document, image and rendered file byte for byte. The copy refuses a data dir in use and a database already in use.
+// test-stores: once (it copies an embedded data dir into a database of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';

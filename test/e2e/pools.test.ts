@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type RunningServer, useServer } from '../helpers/quire-server.js';
+import { type RunningServer, storedBlobs, useServer } from '../helpers/quire-server.js';
 import { fixturePlugin } from '../helpers/fixture-plugins.js';
 import { ApiClient } from '../helpers/api-client.js';
 
@@ -46,15 +46,15 @@ test('fails only the job whose worker thread exits', async () => {
 });
 
 test('fails a job whose plugin returns a result that breaks its contract, and keeps no file of it', async () => {
-  const stored = () => readdirSync(path.join(server.dataDir, 'blobs')).length;
-  const before = stored();
+  const stored = async () => (await storedBlobs(server.dataDir)).length;
+  const before = await stored();
   const job = await api.waitForJob((await api.post('/api/v1/dev/test/bad-result', {})).body.id);
   assert.is(job.status, 'FAILED');
   assert.match(job.error, 'breaks its contract');
   assert.is(job.errorCode, 'INVALID_RESULT');
   assert.is(job.outputFileId ?? null, null);
   // The worker thread wrote the output before the kernel checked the result: it is deleted, and no temp file is left.
-  assert.is(stored(), before);
+  assert.is(await stored(), before);
   assert.equal(readdirSync(path.join(server.dataDir, 'tmp')), []);
 });
 

@@ -1,5 +1,6 @@
 // Two servers on one PostgreSQL database (different ports and data dirs, one QUIRE_DATABASE_URL): started at once on
 // an empty database they bootstrap one default organization, and a key's rate limit is one budget across both.
+// test-stores: once (its servers use a PostgreSQL cluster of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { admin, cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';

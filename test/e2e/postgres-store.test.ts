@@ -2,6 +2,7 @@
 // organizations made by the admin CLI on the database, a document rendered and charged once, everything still there after
 // a restart (and nothing of it in the data dir), reusable blocks versioned and inserted, one organization's records
 // hidden from another.
+// test-stores: once (its server uses a PostgreSQL cluster of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readdirSync } from 'node:fs';

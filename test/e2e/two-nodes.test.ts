@@ -1,6 +1,7 @@
 // Two servers on one PostgreSQL database share the job queue: jobs one admits are run by both, a long poll on one
 // answers when the other finishes, downloads work through either, and when one is killed its running jobs are taken
 // over by the other once their claims lapse — none lost, none charged twice. A bulk render is settled by one of them.
+// test-stores: once (its servers use a PostgreSQL cluster of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';

@@ -17,6 +17,8 @@ import type { Test } from 'uvu';
 import { ApiClient } from './api-client.js';
 import { nodeWithAllocator } from '../../kernel/allocator.js';
 import { listeningPort, START_TIMEOUT_MS } from '../../sdk/testing.js';
+import { startPostgres, type ThrowawayPostgres } from './postgres.js';
+import pg from 'pg';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MAIN = path.join(ROOT, 'dist/server/main.js');
@@ -128,8 +130,48 @@ function track(proc: ChildProcess): void {
   }
 }
 
-function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string; output: () => string } {
+/**
+ * QUIRE_TEST_STORE=postgres runs the e2e suite against PostgreSQL (scripts/run-tests.mjs does, after the whole suite):
+ * every data dir whose test does not name a database of its own gets a fresh database of one throw-away cluster per
+ * test file, and its servers and admin commands use it (QUIRE_DATABASE_URL). The data dir still holds scratch files.
+ */
+export const ON_POSTGRES = process.env.QUIRE_TEST_STORE === 'postgres';
+let cluster: Promise<ThrowawayPostgres> | undefined;
+const databases = new Map<string, Promise<string>>();
+
+async function storeEnv(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
+  if (!ON_POSTGRES || env.QUIRE_DATABASE_URL) return env;
+  const key = path.resolve(dataDir);
+  let url = databases.get(key);
+  if (!url) {
+    cluster ??= startPostgres();
+    const name = `e2e_${databases.size + 1}`;
+    url = cluster.then((c) => c.database(name));
+    databases.set(key, url);
+  }
+  return { ...env, QUIRE_DATABASE_URL: await url };
+}
+
+/**
+ * The ids of the file blobs a data dir's server stores: its `blobs` folder, or under QUIRE_TEST_STORE=postgres the
+ * blob rows of its database.
+ */
+export async function storedBlobs(dataDir: string): Promise<string[]> {
+  const url = ON_POSTGRES ? databases.get(path.resolve(dataDir)) : undefined;
+  if (!url) return readdirSync(path.join(dataDir, 'blobs'));
+  const client = new pg.Client({ connectionString: await url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string }>('SELECT DISTINCT id FROM blob_chunks');
+    return rows.map((r) => r.id);
+  } finally {
+    await client.end();
+  }
+}
+
+async function spawnServer(opts: ServerOptions): Promise<{ proc: ChildProcess; dataDir: string; output: () => string }> {
   const dataDir = opts.dataDir ?? tempDir();
+  const env = await storeEnv(dataDir, opts.env ?? {});
   let configPath: string | undefined;
   if (opts.config) {
     configPath = path.join(dataDir, '..', `${path.basename(dataDir)}-config.json`);
@@ -137,7 +179,7 @@ function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string
   }
   // As npm start runs it: the script preloads jemalloc when installed, then execs node (same pid).
   const [cmd, args] = nodeWithAllocator([MAIN]);
-  const proc = spawn(cmd, args, { env: baseEnv(dataDir, opts.env ?? {}, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, args, { env: baseEnv(dataDir, env, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
   track(proc);
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
@@ -146,7 +188,7 @@ function spawnServer(opts: ServerOptions): { proc: ChildProcess; dataDir: string
 }
 
 export async function startServer(opts: ServerOptions = {}): Promise<RunningServer> {
-  const { proc, dataDir, output } = spawnServer(opts);
+  const { proc, dataDir, output } = await spawnServer(opts);
   const port = await listeningPort(proc, output, () => killTree(proc));
   const exited = once(proc, 'exit');
   return {
@@ -171,7 +213,7 @@ export async function startServer(opts: ServerOptions = {}): Promise<RunningServ
 
 /** Runs the server expecting it to refuse to start; resolves with its exit code and output. */
 export async function startExpectingFailure(opts: ServerOptions): Promise<{ code: number | null; output: string }> {
-  const { proc, output } = spawnServer(opts);
+  const { proc, output } = await spawnServer(opts);
   // A setting a plugin reads is checked when that plugin loads, as late as a normal start.
   const timer = setTimeout(() => killTree(proc), START_TIMEOUT_MS);
   const [code] = (await once(proc, 'exit')) as [number | null];
@@ -181,7 +223,7 @@ export async function startExpectingFailure(opts: ServerOptions): Promise<{ code
 
 /** Runs the admin CLI against a data dir (and `env`, e.g. QUIRE_DATABASE_URL); returns parsed JSON output. */
 export async function admin(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; json: any; stderr: string }> {
-  const proc = spawn(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH, QUIRE_DATA_DIR: dataDir, ...runMark(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [ADMIN, ...args], { env: { PATH: process.env.PATH, QUIRE_DATA_DIR: dataDir, ...runMark(), ...(await storeEnv(dataDir, env)) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   proc.stdout!.on('data', (d) => (stdout += d));

@@ -31,6 +31,20 @@ export async function readOrganizations<R extends { balance: number }>(db: pg.Po
   return rows.map((r) => ({ ...r.data, balance: r.balance }));
 }
 
+/** What the organization's unfinished jobs promise (their estimates); read from an index, not from their documents. */
+const OUTSTANDING = "SELECT coalesce(sum(estimated_credits), 0) AS sum FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')";
+
+export async function outstandingEstimate(pool: pg.Pool, orgId: string): Promise<number> {
+  const { rows } = await prepared<{ sum: number }>(pool, 'outstanding_estimate', OUTSTANDING, [orgId]);
+  return Number(rows[0]!.sum);
+}
+
+/** The balance and the outstanding estimate in one query: the credit check of an admission. */
+export async function creditState(pool: pg.Pool, orgId: string): Promise<{ balance: number; outstanding: number } | undefined> {
+  const { rows } = await prepared<{ balance: number; outstanding: number }>(pool, 'credit_state', `SELECT balance, (${OUTSTANDING}) AS outstanding FROM organizations WHERE id = $1`, [orgId]);
+  return rows[0] && { balance: rows[0].balance, outstanding: Number(rows[0].outstanding) };
+}
+
 /** The notice of an admitted job, as PgJobQueue reads it. */
 export function jobNotice(job: Pick<JobRecord, 'id' | 'pluginId' | 'orgId'>): string {
   return JSON.stringify({ id: job.id, pluginId: job.pluginId, orgId: job.orgId });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
 import { KeyCache } from './pg-key-cache.js';
-import { addLedger, claimJob, finishJob, type KnownJob, FINISHED_CHANNEL, jobNotice, JOBS_CHANNEL, readOrganizations, stageJob } from './pg-jobs.js';
+import { addLedger, claimJob, creditState, finishJob, outstandingEstimate, type KnownJob, FINISHED_CHANNEL, jobNotice, JOBS_CHANNEL, readOrganizations, stageJob } from './pg-jobs.js';
 import { copy, databaseName, listOwn, prepared, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
 import type { BlockChange, ClaimPatch, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
@@ -228,24 +228,12 @@ export class PgStore implements Store {
     return jobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  async outstandingEstimate(orgId: string): Promise<number> {
-    const { rows } = await prepared<{ sum: number }>(
-      this.#pool,
-      'outstanding_estimate',
-      "SELECT coalesce(sum(estimated_credits), 0) AS sum FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')",
-      [orgId],
-    );
-    return Number(rows[0]!.sum);
+  outstandingEstimate(orgId: string): Promise<number> {
+    return outstandingEstimate(this.#pool, orgId);
   }
 
-  async creditState(orgId: string): Promise<{ balance: number; outstanding: number } | undefined> {
-    const { rows } = await prepared<{ balance: number; outstanding: number }>(
-      this.#pool,
-      'credit_state',
-      "SELECT balance, (SELECT coalesce(sum(estimated_credits), 0) FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')) AS outstanding FROM organizations WHERE id = $1",
-      [orgId],
-    );
-    return rows[0] && { balance: rows[0].balance, outstanding: rows[0].outstanding };
+  creditState(orgId: string): Promise<{ balance: number; outstanding: number } | undefined> {
+    return creditState(this.#pool, orgId);
   }
 
   deleteJobsFinishedBefore(instant: string): Promise<number> {
