@@ -157,17 +157,22 @@ export class JobService {
   /** 401 when the organization is gone, 402 when its balance less what is reserved does not cover `cost`. */
   async #checkAvailable(orgId: string, actionName: string, cost: number): Promise<void> {
     const credit = await this.store.creditState(orgId);
+    const held = this.#held.get(orgId) ?? 0;
+    if (!credit || credit.balance - credit.outstanding - held < cost) this.#refuse(credit, orgId, actionName, cost);
+  }
+
+  /** The 401 (the organization is gone) or 402 (its balance less what is reserved does not cover `cost`) of a refusal. */
+  #refuse(credit: { balance: number; outstanding: number } | undefined, orgId: string, actionName: string, cost: number): never {
     if (!credit) throw new HttpError('UNAUTHENTICATED', 'The organization of this key no longer exists.');
     const balance = credit.balance;
     const available = balance - (credit.outstanding + (this.#held.get(orgId) ?? 0));
-    if (available < cost) {
-      throw new HttpError('INSUFFICIENT_CREDITS', `${actionName} costs ${cost} credit${cost === 1 ? '' : 's'}; the organization has ${Math.max(0, available)} available (balance ${balance}, the rest reserved by unfinished work).`);
-    }
+    throw new HttpError('INSUFFICIENT_CREDITS', `${actionName} costs ${cost} credit${cost === 1 ? '' : 's'}; the organization has ${Math.max(0, available)} available (balance ${balance}, the rest reserved by unfinished work).`);
   }
 
   /**
    * The common part of every job creation: backpressure (503), credits against the balance minus what
-   * unfinished jobs already promised (402, under a per-organization lock), then persist and queue.
+   * unfinished jobs already promised (402: the store checks and writes in one step for all servers on it; the
+   * per-organization lock here orders admissions with this server's holds), then persist and queue.
    */
   async admit(orgId: string, reg: RegisteredAction, spec: AdmitSpec): Promise<JobRecord> {
     this.#checkBacklog([{ reg, spec }]);
@@ -176,9 +181,10 @@ export class JobService {
     // the disk write is awaited outside it, so concurrent admissions of one organization share a
     // journal write and its fdatasync instead of queueing behind each other's.
     const { job, durable } = await this.#orgLocks.run(orgId, async () => {
-      await this.#checkAvailable(orgId, reg.action.name, cost);
       const job = this.#jobRecord(orgId, reg, spec, cost);
-      return { job, durable: (await this.store.stageJob(job)).durable };
+      const admission = await this.store.admitJob(job, { cost, held: this.#held.get(orgId) ?? 0 });
+      if (!admission.admitted) this.#refuse(admission.credit, orgId, reg.action.name, cost);
+      return { job, durable: admission.durable };
     });
     await durable;
     this.runner.enqueue(job);
@@ -195,10 +201,11 @@ export class JobService {
     const costs = entries.map(({ reg, spec }) => jobCost(reg.action.credits, spec.params, spec.pages ?? 0));
     const total = costs.reduce((a, b) => a + b, 0);
     const { record, jobs, durable } = await this.#orgLocks.run(orgId, async () => {
-      await this.#checkAvailable(orgId, what, total);
       const jobs = entries.map(({ reg, spec }, i) => this.#jobRecord(orgId, reg, spec, costs[i]!));
       const record = group(jobs);
-      return { record, jobs, durable: (await this.store.stageBulkJob(record, jobs)).durable };
+      const admission = await this.store.admitBulkJob(record, jobs, { cost: total, held: this.#held.get(orgId) ?? 0 });
+      if (!admission.admitted) this.#refuse(admission.credit, orgId, what, total);
+      return { record, jobs, durable: admission.durable };
     });
     await durable;
     for (const job of jobs) this.runner.enqueue(job);

@@ -7,7 +7,7 @@ import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
 import { KeyedMutex } from '../keyed-mutex.js';
-import type { BlockChange, ClaimPatch, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
+import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
@@ -195,6 +195,18 @@ export class LowdbStore implements Store {
   async stageJob(job: JobRecord): Promise<{ durable: Promise<void> }> {
     // #commit applies the change to memory before it returns; only the disk write is left pending.
     return { durable: this.#commit(ops.put('jobs', storedJob(job))) };
+  }
+
+  async admitJob(job: JobRecord, check: CreditCheck): Promise<Admission> {
+    // The check and the write happen with nothing in between: one process owns the data dir.
+    return this.#refusal(job.orgId, check) ?? { admitted: true, durable: this.#commit(ops.put('jobs', storedJob(job))) };
+  }
+
+  #refusal(orgId: string, check: CreditCheck): Admission | undefined {
+    const org = own(this.#data.organizations, orgId);
+    if (!org) return { admitted: false, credit: undefined };
+    const outstanding = this.#state.outstandingEstimate(orgId);
+    return org.balance - outstanding - check.held < check.cost ? { admitted: false, credit: { balance: org.balance, outstanding } } : undefined;
   }
 
   async getJob(orgId: string, id: string): Promise<JobRecord | undefined> {
@@ -437,6 +449,10 @@ export class LowdbStore implements Store {
 
   async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }> {
     return { durable: this.#commit(...jobs.map((j) => ops.put('jobs', storedJob(j))), ops.put('bulkJobs', structuredClone(bulk))) };
+  }
+
+  async admitBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], check: CreditCheck): Promise<Admission> {
+    return this.#refusal(bulk.orgId, check) ?? { admitted: true, ...(await this.stageBulkJob(bulk, jobs)) };
   }
 
   async getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined> {

@@ -43,6 +43,12 @@ export interface Store {
    * Lets a caller hold a lock only for the visible part (see JobService.admit).
    */
   stageJob(job: JobRecord): Promise<{ durable: Promise<void> }>;
+  /**
+   * stageJob after a credit check, atomically for every server on the store: the job's organization must have
+   * `cost` credits beyond what its unfinished jobs' estimates and `held` (credits this server holds outside jobs)
+   * take. Two admissions for one organization, on any servers, never both pass a check only one of them would.
+   */
+  admitJob(job: JobRecord, check: CreditCheck): Promise<Admission>;
   getJob(orgId: string, id: string): Promise<JobRecord | undefined>;
   getJobById(id: string): Promise<JobRecord | undefined>;
   updateJob(id: string, patch: Partial<JobRecord>): Promise<JobRecord>;
@@ -131,6 +137,8 @@ export interface Store {
 
   /** A bulk job and its items' render jobs, visible at once and written in one write (as stageJob). */
   stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }>;
+  /** stageBulkJob after the credit check of admitJob (the bulk job's organization; `cost` is all the jobs' together). */
+  admitBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], check: CreditCheck): Promise<Admission>;
   getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined>;
   listUnfinishedBulkJobs(): Promise<BulkJobRecord[]>;
   /** Moves a bulk job to its final state, with the record of its ZIP (if any) in the same write. */
@@ -138,6 +146,15 @@ export interface Store {
 }
 
 /** Who runs a claimed job, and for how long the claim holds unless renewed. */
+/** The credits an admission needs, and those its server holds outside jobs (JobService.hold). */
+export interface CreditCheck {
+  cost: number;
+  held: number;
+}
+
+/** Admitted (staged, as stageJob), or refused with the organization's credit state then (undefined: no such organization). */
+export type Admission = { admitted: true; durable: Promise<void> } | { admitted: false; credit: { balance: number; outstanding: number } | undefined };
+
 /** What a claim changes besides the attempt it counts. */
 export type ClaimPatch = Omit<Partial<JobRecord>, 'attempts' | 'params'>;
 

@@ -116,6 +116,13 @@ test('a job staged on one node is visible to the other when staging resolves, an
   await durable;
 });
 
+test('admissions for one organization on two nodes at once never overspend its balance', async () => {
+  const orgId = await newOrg(20);
+  const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? a : b).admitJob(job(orgId), { cost: 3, held: 0 })));
+  assert.is(outcomes.filter((o) => o.admitted).length, 6, 'six jobs of 3 credits fit in 20, whichever node admits them');
+  assert.is(await a.outstandingEstimate(orgId), 18);
+});
+
 test('records read back are the caller\'s own: changing one changes nothing stored', async () => {
   const orgId = await newOrg();
   const d = doc(orgId, []);

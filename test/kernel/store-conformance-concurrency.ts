@@ -20,6 +20,14 @@ export function defineConcurrencyConformance(suiteName: string, open: OpenStore)
       assert.equal((await store.listLedger(o.id, N)).map((e) => e.id).sort(), written.map((e) => e.id).sort());
     });
 
+    it('admissions made at once for one organization never pass together a check only some of them would', async (store) => {
+      const o = org({ balance: 10 });
+      await store.createOrganization(o);
+      const outcomes = await Promise.all(range(N).map(() => store.admitJob(job(o.id, { estimatedCredits: 3 }), { cost: 3, held: 0 })));
+      assert.is(outcomes.filter((a) => a.admitted).length, 3, 'three jobs of 3 credits fit in 10');
+      assert.is(await store.outstandingEstimate(o.id), 9);
+    });
+
     it('style preset updates made at once each add 1 to the version', async (store) => {
       const o = org();
       const p = preset(o.id);

@@ -1,6 +1,6 @@
 // Store conformance: files, jobs (staging, finishing with a charge and an output), and the credit ledger.
 import * as assert from 'uvu/assert';
-import { area, at, file, ids, job, ledgerEntry, org, rejects, twoOrgs, type OpenStore } from './store-conformance-records.js';
+import { area, at, bulkJob, file, ids, job, ledgerEntry, org, rejects, twoOrgs, type OpenStore } from './store-conformance-records.js';
 
 export function defineJobConformance(suiteName: string, open: OpenStore): void {
   area(suiteName, 'files', open, (it) => {
@@ -181,6 +181,35 @@ export function defineJobConformance(suiteName: string, open: OpenStore): void {
       assert.equal(unfinished[0], older);
       assert.equal((await store.listJobsByStatus(['COMPLETED'])).filter((j) => j.orgId === o.id).map((j) => j.id), [done.id]);
       assert.equal((await store.listJobsByStatus([])).filter((j) => j.orgId === o.id), []);
+    });
+
+    it('admitJob stages a job only when the balance covers its cost beyond the unfinished estimates and what is held', async (store) => {
+      const o = org({ balance: 10 });
+      await store.createOrganization(o);
+      await store.createJob(job(o.id, { estimatedCredits: 4 }));
+      const fits = job(o.id, { estimatedCredits: 5 });
+      const admitted = await store.admitJob(fits, { cost: 5, held: 1 });
+      assert.ok(admitted.admitted);
+      await admitted.durable;
+      assert.equal(await store.getJobById(fits.id), fits);
+      const over = job(o.id, { estimatedCredits: 1 });
+      assert.equal(await store.admitJob(over, { cost: 1, held: 1 }), { admitted: false, credit: { balance: 10, outstanding: 9 } });
+      assert.is(await store.getJobById(over.id), undefined, 'a refused job is not written');
+      assert.equal(await store.admitJob(job('no-such-org'), { cost: 0, held: 0 }), { admitted: false, credit: undefined });
+    });
+
+    it('admitBulkJob stages the bulk job and its jobs only when their cost together fits', async (store) => {
+      const o = org({ balance: 6 });
+      await store.createOrganization(o);
+      const jobs = [job(o.id), job(o.id)];
+      const refused = await store.admitBulkJob(bulkJob(o.id, jobs), jobs, { cost: 7, held: 0 });
+      assert.equal(refused, { admitted: false, credit: { balance: 6, outstanding: 0 } });
+      assert.is(await store.getJobById(jobs[0]!.id), undefined);
+      const bulk = bulkJob(o.id, jobs);
+      const admitted = await store.admitBulkJob(bulk, jobs, { cost: 6, held: 0 });
+      assert.ok(admitted.admitted);
+      assert.equal(await store.getBulkJob(o.id, bulk.id), bulk);
+      assert.is(await store.outstandingEstimate(o.id), 6);
     });
 
     it('creditState reads the balance and the outstanding estimate together; undefined for an unknown organization', async (store) => {

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { BLOB_CHUNKS_SQL } from './pg-blob-store.js';
 import { RATE_BUCKETS_SQL } from './pg-rate-limiter.js';
 import { JOB_LEASES_SQL } from './pg-job-queue.js';
-import { HOT_COLUMNS_SQL } from './pg-jobs.js';
+import { ADMISSION_SQL, HOT_COLUMNS_SQL } from './pg-jobs.js';
 
 export interface Migration {
   version: number;
@@ -57,6 +57,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: '0003_shared_limits', sql: RATE_BUCKETS_SQL },
   { version: 4, name: '0004_job_leases', sql: JOB_LEASES_SQL },
   { version: 5, name: '0005_hot_columns', sql: HOT_COLUMNS_SQL },
+  { version: 6, name: '0006_admission', sql: ADMISSION_SQL },
 ];
 
 /** The advisory lock key all Quire nodes migrate under ("quire-mg" as a 64-bit integer). */

@@ -1,9 +1,9 @@
 // The hot path of a job on PostgreSQL in as few round trips as it can take: admission, claim and finish are each one
 // statement (after one read), and no row lock is held while this process waits for an answer.
 import type pg from 'pg';
-import { copy, prepared, readAll } from './pg-rows.js';
-import type { FileRecord, JobRecord, LedgerEntry } from '../../model.js';
-import type { ClaimPatch, JobLease } from '../store.js';
+import { copy, prepared, put, readAll } from './pg-rows.js';
+import type { BulkJobRecord, FileRecord, JobRecord, LedgerEntry } from '../../model.js';
+import type { Admission, ClaimPatch, CreditCheck, JobLease } from '../store.js';
 
 /** Channel of admitted jobs: the payload is `{ id, pluginId, orgId }` as JSON (sent in the admitting statement). */
 export const JOBS_CHANNEL = 'quire_jobs';
@@ -34,7 +34,7 @@ export async function readOrganizations<R extends { balance: number }>(db: pg.Po
 /** What the organization's unfinished jobs promise (their estimates); read from an index, not from their documents. */
 const OUTSTANDING = "SELECT coalesce(sum(estimated_credits), 0) AS sum FROM jobs WHERE org_id = $1 AND status IN ('PENDING', 'PROCESSING')";
 
-export async function outstandingEstimate(pool: pg.Pool, orgId: string): Promise<number> {
+export async function outstandingEstimate(pool: pg.Pool | pg.PoolClient, orgId: string): Promise<number> {
   const { rows } = await prepared<{ sum: number }>(pool, 'outstanding_estimate', OUTSTANDING, [orgId]);
   return Number(rows[0]!.sum);
 }
@@ -43,6 +43,63 @@ export async function outstandingEstimate(pool: pg.Pool, orgId: string): Promise
 export async function creditState(pool: pg.Pool, orgId: string): Promise<{ balance: number; outstanding: number } | undefined> {
   const { rows } = await prepared<{ balance: number; outstanding: number }>(pool, 'credit_state', `SELECT balance, (${OUTSTANDING}) AS outstanding FROM organizations WHERE id = $1`, [orgId]);
   return rows[0] && { balance: rows[0].balance, outstanding: Number(rows[0].outstanding) };
+}
+
+/**
+ * Migration 0006: an admission in one round trip, atomic for every server. The organization's row is locked first;
+ * PL/pgSQL takes a new snapshot for each statement, so the sum that follows sees every admission committed while
+ * this one waited for the lock. The row stays locked only until the calling statement commits.
+ */
+export const ADMISSION_SQL = `
+CREATE FUNCTION quire_admit_job(
+  p_org text, p_cost double precision, p_held double precision, p_id text, p_status text, p_created timestamptz,
+  p_bulk text, p_estimate double precision, p_data json, p_notice text
+) RETURNS TABLE (admitted boolean, balance double precision, outstanding double precision, version text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  b double precision;
+  o double precision;
+  v text;
+BEGIN
+  SELECT organizations.balance INTO b FROM organizations WHERE id = p_org FOR UPDATE;
+  IF NOT FOUND THEN RETURN; END IF;
+  SELECT coalesce(sum(estimated_credits), 0) INTO o FROM jobs WHERE org_id = p_org AND status IN ('PENDING', 'PROCESSING');
+  IF b - o - p_held < p_cost THEN
+    RETURN QUERY SELECT false, b, o, NULL::text;
+    RETURN;
+  END IF;
+  INSERT INTO jobs (id, org_id, status, created_at, completed_at, bulk_id, estimated_credits, data)
+  VALUES (p_id, p_org, p_status, p_created, NULL, p_bulk, p_estimate, p_data)
+  RETURNING xmin::text INTO v;
+  IF p_status = 'PENDING' THEN PERFORM pg_notify('${JOBS_CHANNEL}', p_notice); END IF;
+  RETURN QUERY SELECT true, b, o, v;
+END
+$$;
+`;
+
+/** admitJob of the Store: the check and the insert in one call of quire_admit_job. */
+export async function admitJob(pool: pg.Pool, job: JobRecord, check: CreditCheck): Promise<{ admission: Admission; written?: KnownJob }> {
+  const { rows } = await prepared<{ admitted: boolean; balance: number; outstanding: number; version: string | null }>(
+    pool,
+    'admit_job',
+    'SELECT admitted, balance, outstanding, version FROM quire_admit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+    [job.orgId, check.cost, check.held, job.id, job.status, job.createdAt, job.bulk?.id ?? null, job.estimatedCredits ?? 0, JSON.stringify(job), jobNotice(job)],
+  );
+  const row = rows[0];
+  if (!row) return { admission: { admitted: false, credit: undefined } };
+  if (!row.admitted) return { admission: { admitted: false, credit: { balance: row.balance, outstanding: row.outstanding } } };
+  return { admission: { admitted: true, durable: Promise.resolve() }, written: { job, version: row.version! } };
+}
+
+/**
+ * The credit check of a bulk admission inside the caller's transaction: the organization's row locked, then what its
+ * unfinished jobs hold (a statement after the lock: it sees every admission committed meanwhile). Undefined: admitted.
+ */
+export async function checkCredit(tx: pg.PoolClient, orgId: string, check: CreditCheck): Promise<Admission | undefined> {
+  const { rows } = await tx.query<{ balance: number }>('SELECT balance FROM organizations WHERE id = $1 FOR UPDATE', [orgId]);
+  if (!rows[0]) return { admitted: false, credit: undefined };
+  const outstanding = await outstandingEstimate(tx, orgId);
+  return rows[0].balance - outstanding - check.held < check.cost ? { admitted: false, credit: { balance: rows[0].balance, outstanding } } : undefined;
 }
 
 /** The notice of an admitted job, as PgJobQueue reads it. */
@@ -154,4 +211,16 @@ export async function addLedger(db: pg.Pool | pg.PoolClient, entry: Omit<LedgerE
   const written: LedgerEntry = { ...copy(entry), balanceAfter: row };
   await db.query('INSERT INTO ledger (id, org_id, created_at, data) VALUES ($1, $2, $3, $4)', [written.id, written.orgId, written.createdAt, JSON.stringify(written)]);
   return written;
+}
+
+/** The bulk job and its jobs, written and announced in the caller's transaction. */
+export async function stageBulk(tx: pg.PoolClient, bulk: BulkJobRecord, jobs: JobRecord[]): Promise<void> {
+  for (const j of jobs) await put(tx, 'jobs', copy(j));
+  await put(tx, 'bulk_jobs', copy(bulk));
+  for (const j of jobs) await announce(tx, j);
+}
+
+/** Tells every node, when the transaction commits, that a job waits to be run (PgJobQueue listens). */
+async function announce(tx: pg.PoolClient, job: JobRecord): Promise<void> {
+  if (job.status === 'PENDING') await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, jobNotice(job)]);
 }

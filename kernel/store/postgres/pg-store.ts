@@ -3,9 +3,9 @@ import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
 import { KeyCache } from './pg-key-cache.js';
-import { addLedger, claimJob, creditState, finishJob, outstandingEstimate, type KnownJob, FINISHED_CHANNEL, jobNotice, JOBS_CHANNEL, readOrganizations, stageJob } from './pg-jobs.js';
+import { addLedger, admitJob, checkCredit, claimJob, creditState, finishJob, FINISHED_CHANNEL, outstandingEstimate, readOrganizations, stageBulk, stageJob, type KnownJob } from './pg-jobs.js';
 import { copy, databaseName, listOwn, prepared, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
-import type { BlockChange, ClaimPatch, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
+import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
@@ -181,6 +181,12 @@ export class PgStore implements Store {
     return { durable: Promise.resolve() };
   }
 
+  async admitJob(job: JobRecord, check: CreditCheck): Promise<Admission> {
+    const { admission, written } = await admitJob(this.#pool, copy(job), check);
+    if (written && job.status === 'PENDING') this.#remember(written);
+    return admission;
+  }
+
   getJob(orgId: string, id: string): Promise<JobRecord | undefined> {
     return readOwn(this.#pool, 'jobs', orgId, id);
   }
@@ -345,12 +351,17 @@ export class PgStore implements Store {
   }
 
   async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }> {
-    await transaction(this.#pool, async (tx) => {
-      for (const j of jobs) await put(tx, 'jobs', copy(j));
-      await put(tx, 'bulk_jobs', copy(bulk));
-      for (const j of jobs) await announce(tx, j);
-    });
+    await transaction(this.#pool, (tx) => stageBulk(tx, bulk, jobs));
     return { durable: Promise.resolve() };
+  }
+
+  admitBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], check: CreditCheck): Promise<Admission> {
+    return transaction(this.#pool, async (tx) => {
+      const refused = await checkCredit(tx, bulk.orgId, check);
+      if (refused) return refused;
+      await stageBulk(tx, bulk, jobs);
+      return { admitted: true, durable: Promise.resolve() };
+    });
   }
 
   getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined> {
@@ -379,11 +390,6 @@ async function requireJob(tx: Db, id: string): Promise<JobRecord> {
   const job = await readOne(tx, 'jobs', id, true);
   if (!job) throw new Error(`Job ${id} does not exist.`);
   return job;
-}
-
-/** Tells every node, when the transaction commits, that a job waits to be run (PgJobQueue listens). */
-async function announce(tx: Db, job: JobRecord): Promise<void> {
-  if (job.status === 'PENDING') await tx.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, jobNotice(job)]);
 }
 
 function jobPatch(patch: Partial<JobRecord>): Partial<JobRecord> {
