@@ -1,5 +1,6 @@
 // The hot path of a job on PostgreSQL in as few round trips as it can take: admission, claim and finish are each one
-// statement (after one read), and no row lock is held while this process waits for an answer.
+// statement (claim and finish read the job first only when another writer changed it since this server wrote it), and
+// no row lock is held while this process waits for an answer.
 import type pg from 'pg';
 import { copy, prepared, put, readAll } from './pg-rows.js';
 import type { BulkJobRecord, FileRecord, JobRecord, LedgerEntry } from '../../model.js';
@@ -39,7 +40,7 @@ export async function outstandingEstimate(pool: pg.Pool | pg.PoolClient, orgId: 
   return Number(rows[0]!.sum);
 }
 
-/** The balance and the outstanding estimate in one query: the credit check of an admission. */
+/** The balance and the outstanding estimate in one query (the credit check of JobService.hold; admissions check in quire_admit_job). */
 export async function creditState(pool: pg.Pool, orgId: string): Promise<{ balance: number; outstanding: number } | undefined> {
   const { rows } = await prepared<{ balance: number; outstanding: number }>(pool, 'credit_state', `SELECT balance, (${OUTSTANDING}) AS outstanding FROM organizations WHERE id = $1`, [orgId]);
   return rows[0] && { balance: rows[0].balance, outstanding: Number(rows[0].outstanding) };
