@@ -199,7 +199,7 @@ export class LowdbStore implements Store {
 
   async admitJob(job: JobRecord, check: CreditCheck): Promise<Admission> {
     // The check and the write happen with nothing in between: one process owns the data dir.
-    return this.#refusal(job.orgId, check) ?? { admitted: true, durable: this.#commit(ops.put('jobs', storedJob(job))) };
+    return this.#refusal(job.orgId, check) ?? { admitted: true, ...(await this.stageJob(job)) };
   }
 
   #refusal(orgId: string, check: CreditCheck): Admission | undefined {

@@ -40,7 +40,7 @@ export interface Store {
   /**
    * Like createJob, in two steps: resolves once the job is visible to reads (and counted by
    * outstandingEstimate); `durable` resolves once it is on disk, and rejects if it cannot be written.
-   * Lets a caller hold a lock only for the visible part (see JobService.admit).
+   * Without a credit check: admissions go through admitJob, which stages the same way.
    */
   stageJob(job: JobRecord): Promise<{ durable: Promise<void> }>;
   /**

@@ -20,8 +20,9 @@ const isFinished = (status: JobStatus) => status === 'COMPLETED' || status === '
 
 /**
  * Every write that the embedded store makes as one journal line is one transaction here; a read-modify-write locks
- * its row (SELECT … FOR UPDATE) from the read to the write. A write is durable when its promise resolves, so
- * `stageJob` and `stageBulkJob` hand back an already resolved `durable`. Reads return fresh objects.
+ * its row (SELECT … FOR UPDATE) from the read to the write, except on a job's hot path (pg-jobs.ts), where a write is
+ * conditioned on the row version read or written last. A write is durable when its promise resolves, so staging
+ * hands back an already resolved `durable`. Reads return fresh objects.
  */
 export class PgStore implements Store {
   readonly #pool: pg.Pool;
