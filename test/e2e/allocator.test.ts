@@ -1,4 +1,5 @@
 // The server as `npm start` runs it (scripts/with-allocator.sh): jemalloc preloaded when installed, QUIRE_ALLOCATOR=system without it.
+// test-stores: once (the start script's allocator choice; no store behaviour of its own).
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,6 +1,7 @@
 // POST /tools/convert/html-to-pdf through HTTP: page settings checked with poppler (pdftotext, pdfinfo, pdftoppm,
 // pdfimages); every request of the page aimed at loopback canaries to prove nothing leaves the URL policy.
 // Longer than 400 lines: one Chromium-backed server serves every page-setting, sub-resource and refusal test (Chromium's start is the slow part).
+// test-stores: once (Chromium's page settings and the URL policy; its jobs and output files reach the store as every tools test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';

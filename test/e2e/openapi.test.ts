@@ -1,4 +1,5 @@
 // The OpenAPI document is derived from the routes and contracts; /docs renders it from local assets.
+// test-stores: once (the OpenAPI document is derived from the routes, whatever the store).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';

@@ -1,4 +1,5 @@
 // Worker pools: deadlines kill the thread, out-of-memory and crashes fail only their job, backlog answers 503.
+// test-stores: once (worker-pool deadlines, crashes and backlog; no store behaviour of its own).
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';

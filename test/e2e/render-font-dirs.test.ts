@@ -1,5 +1,6 @@
 // The operator's font folders (plugins.render-pdf.settings.fontDirs): a family that is not bundled renders in
 // that family when a folder holds it, with no FONT_NOT_INSTALLED warning (the case without folders is in render.test.ts).
+// test-stores: once (the renderer's font folders; no store behaviour of its own).
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';

@@ -2,6 +2,7 @@
 // rasterised by poppler, must match a stored PNG, and poppler (text) and qpdf (outline, links) read it back.
 // Golden images: test/helpers/golden.ts.
 // Longer than 400 lines: one case per element family, each a small document and its reading; a table of cases would hide which family failed.
+// test-stores: once (the renderer's output pixels; the store keeps only its jobs, as render.test's).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -2,6 +2,7 @@
 // no file a document names, hostile LaTeX is drawn literally or refused by path, and huge inputs render
 // or fail cleanly without taking the server down. Read back with poppler, qpdf and jsQR.
 // Longer than 400 lines: one started server runs every hostile string through every place a document puts text.
+// test-stores: once (the renderer's handling of hostile input; the store keeps only its jobs, as render.test's).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
