@@ -1,13 +1,17 @@
 // `npm start`: load settings, start Quire (composition-root.ts) and the HTTP server, stop gracefully on SIGTERM/SIGINT.
 import 'reflect-metadata';
+import { constants as osConstants } from 'node:os';
 import { loadConfig, ConfigError } from '../kernel/config.js';
 import { startQuire, type Quire } from './composition-root.js';
 import { PluginLoadError } from '../kernel/plugin-registry.js';
 import { DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 import { createServer } from './app.js';
 import { allocatorInUse, allocatorWarning } from '../kernel/allocator.js';
+import { startReaper } from '../engines/process/reaper.js';
 
 async function main(): Promise<void> {
+  // First, before the worker threads start (they find the reaper's registry in their copy of the environment).
+  startReaper();
   let quire: Quire;
   try {
     quire = await startQuire(loadConfig());
@@ -38,8 +42,13 @@ async function main(): Promise<void> {
   });
 
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      // A second signal: the operator will not wait for the drain. Running jobs resume on the next start; the helper
+      // processes (LibreOffice, Chromium) and their temp folders go with the reaper (engines/process/reaper.ts).
+      kernel.log.warn({ signal }, 'second signal: exiting now; unfinished jobs resume on the next start');
+      process.exit(128 + osConstants.signals[signal]);
+    }
     stopping = true;
     kernel.log.info({ signal }, 'shutting down: no new requests, letting running jobs finish');
     const drained = await shutdown();

@@ -4,6 +4,7 @@
 #   {"id": 2, "op": "convert", "input": "/abs/in.docx", "output": "/abs/out.pdf", "inputFilter": "MS Word 2007 XML", "outputFilter": "writer_pdf_Export"}
 # Answers: {"id": 1, "ok": true} or {"id": 1, "ok": false, "error": "..."}; the first line is {"ready": true} once connected.
 import json
+import signal
 import sys
 import time
 
@@ -57,6 +58,11 @@ def answer(obj):
 
 
 def main():
+    # The server decides when LibreOffice stops (a terminal's Ctrl-C or a process manager's SIGTERM reaches the whole
+    # process group): a conversion under way finishes while the server drains its jobs. Were the server gone, standard
+    # input ends below; were it killed, its reaper kills soffice.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     unourl = sys.argv[1]
     connect_timeout = float(sys.argv[2]) if len(sys.argv) > 2 else 30.0
     try:

@@ -8,6 +8,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { FORMAT_INFO, type OfficeFormat } from './formats.js';
 import { writeProfile } from './profile.js';
+import { reapGroup, reapPath } from '../process/reaper.js';
+import { LIBREOFFICE_ROOT_PREFIX, sweepStaleRoots } from './stale.js';
 
 /** The bridge is plain Python read from the source tree (like render-pdf's Typst library). */
 const BRIDGE = fileURLToPath(new URL('../../../engines/libreoffice/bridge.py', import.meta.url));
@@ -56,6 +58,8 @@ interface Instance {
   crashed: boolean;
   /** Why it died, for the conversions that were waiting on it. */
   deathReason: string;
+  /** Takes soffice's process group off the reaper's list (engines/process/reaper.ts) once it is dead. */
+  unreap: () => void;
 }
 
 export interface ConvertOptions {
@@ -71,12 +75,16 @@ export interface ConverterStats {
   crashes: number;
 }
 
+/** One sweep of stale temp folders per process, at the first start of soffice. */
+let sweptStale = false;
+
 const DEFAULTS = { sofficePath: 'soffice', pythonPath: '/usr/bin/python3', restartAfter: 200, timeoutMs: 60_000, startTimeoutMs: 60_000 };
 
 export class LibreOfficeConverter {
   readonly #opts: Required<Omit<LibreOfficeOptions, 'log'>>;
   readonly #log: NonNullable<LibreOfficeOptions['log']>;
   #root: string | null = null;
+  #unreapRoot: () => void = () => undefined;
   #current: Instance | null = null;
   #starting: Promise<Instance> | null = null;
   /** Conversions run one at a time: soffice does one document at a time anyway. */
@@ -152,8 +160,7 @@ export class LibreOfficeConverter {
   }
 
   async #workDir(): Promise<string> {
-    this.#root ??= await mkdtemp(path.join(os.tmpdir(), 'quire-libreoffice-'));
-    const work = path.join(this.#root, 'work');
+    const work = path.join(await this.#rootDir(), 'work');
     await mkdir(work, { recursive: true });
     return work;
   }
@@ -166,6 +173,7 @@ export class LibreOfficeConverter {
     if (this.#current) await this.#stop(this.#current, 'the converter was closed');
     this.#current = null;
     if (this.#root) await rm(this.#root, { recursive: true, force: true });
+    this.#unreapRoot();
     this.#root = null;
   }
 
@@ -219,9 +227,23 @@ export class LibreOfficeConverter {
     return this.#starting;
   }
 
+  /**
+   * The converter's temp folder (profiles, pipes' names, files in conversion), named after this process so that a
+   * later start can tell it is stale; registered with the reaper so that it goes even if the server is killed.
+   */
+  async #rootDir(): Promise<string> {
+    if (this.#root) return this.#root;
+    if (!sweptStale) {
+      sweptStale = true;
+      await sweepStaleRoots((msg, fields) => this.#log('warn', msg, fields));
+    }
+    this.#root = await mkdtemp(path.join(os.tmpdir(), `${LIBREOFFICE_ROOT_PREFIX}${process.pid}-`));
+    this.#unreapRoot = reapPath(this.#root);
+    return this.#root;
+  }
+
   async #start(): Promise<Instance> {
-    this.#root ??= await mkdtemp(path.join(os.tmpdir(), 'quire-libreoffice-'));
-    const dir = await mkdtemp(path.join(this.#root, 'instance-'));
+    const dir = await mkdtemp(path.join(await this.#rootDir(), 'instance-'));
     const profileUrl = await writeProfile(path.join(dir, 'profile'));
     const workDir = dir;
     const pipeName = `quire-lo-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -244,7 +266,8 @@ export class LibreOfficeConverter {
     bridge.stderr!.on('data', (d: Buffer) => (bridgeErr = (bridgeErr + d.toString()).slice(-2000)));
     // A write to a bridge that just died must not become an unhandled EPIPE; its exit is handled below.
     bridge.stdin!.on('error', () => undefined);
-    const inst: Instance = { soffice, bridge, workDir, conversions: 0, pending: new Map(), dead: false, crashed: false, deathReason: '' };
+    // soffice leads its own group (detached): were the server killed, the reaper kills the group.
+    const inst: Instance = { soffice, bridge, workDir, conversions: 0, pending: new Map(), dead: false, crashed: false, deathReason: '', unreap: reapGroup(soffice.pid) };
 
     const ready = new Promise<void>((resolve, reject) => {
       const fail = (why: string) => reject(new OfficeConversionError('OFFICE_UNAVAILABLE', `LibreOffice could not be started (${this.#opts.sofficePath}): ${why}`));
@@ -314,6 +337,7 @@ export class LibreOfficeConverter {
       // Already gone.
     }
     await Promise.race([Promise.all(waits), new Promise((r) => setTimeout(r, 5000).unref())]);
+    inst.unreap();
     await rm(inst.workDir, { recursive: true, force: true });
   }
 }

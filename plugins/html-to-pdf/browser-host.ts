@@ -9,6 +9,7 @@ import path from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppeteer-core';
 import { writeFontConfig } from './fontconfig.js';
 import { RefusalProxy } from './refusal-proxy.js';
+import { reapGroup, reapPath } from '../../engines/process/reaper.js';
 
 const DIR_PREFIX = 'quire-chromium-';
 
@@ -63,6 +64,8 @@ export class BrowserHost {
   #spare: Promise<Spare | null> | null = null;
   #launching: Promise<Browser> | null = null;
   #userDataDir: string | null = null;
+  /** Takes the browser's process group and profile off the reaper's list (engines/process/reaper.ts). */
+  #unreap: () => void = () => undefined;
   #jobs = 0;
   #proxy: Promise<RefusalProxy> | null = null;
   #swept = false;
@@ -129,6 +132,8 @@ export class BrowserHost {
       }
     }
     if (dir) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    this.#unreap();
+    this.#unreap = () => undefined;
   }
 
   async #launch(settings: LaunchSettings): Promise<Browser> {
@@ -139,6 +144,8 @@ export class BrowserHost {
       await sweepOrphanProfiles();
     }
     const dir = await mkdtemp(path.join(tmpdir(), DIR_PREFIX));
+    // Were the server killed (the pipe's end stops the browser, not the removal of its profile), the reaper removes it.
+    const unreapDir = reapPath(dir);
     await mkdir(path.join(dir, 'Default'));
     await writeFile(path.join(dir, 'Default', 'Preferences'), JSON.stringify(PREFERENCES));
     const fontConfig = await writeFontConfig(dir, settings.fontDirs);
@@ -163,10 +170,17 @@ export class BrowserHost {
       // A browser that dies resets its pipes; unheard, that error would end this worker thread.
       for (const stream of browser.process()?.stdio ?? []) stream?.on('error', () => undefined);
       this.#userDataDir = dir;
+      // puppeteer starts the browser as the leader of a process group of its own (detached).
+      const unreapGroup = reapGroup(browser.process()?.pid);
+      this.#unreap = () => {
+        unreapGroup();
+        unreapDir();
+      };
       this.launches++;
       return browser;
     } catch (err) {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      unreapDir();
       throw err;
     }
   }

@@ -30,6 +30,8 @@ export interface ServerOptions {
   /** Written to a temp file and passed as QUIRE_CONFIG. */
   config?: Record<string, unknown>;
   dataDir?: string;
+  /** The server leads a process group of its own (as under a process manager), so that a test can signal the group. */
+  detached?: boolean;
 }
 
 export interface RunningServer {
@@ -48,8 +50,10 @@ export function tempDir(prefix = 'quire-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
+/** Removes a data dir, and the settings file startServer wrote beside it (`config`). */
 export function cleanup(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(`${dir}-config.json`, { force: true });
 }
 
 function baseEnv(dataDir: string, extra: Record<string, string>, configPath?: string): NodeJS.ProcessEnv {
@@ -179,7 +183,7 @@ async function spawnServer(opts: ServerOptions): Promise<{ proc: ChildProcess; d
   }
   // As npm start runs it: the script preloads jemalloc when installed, then execs node (same pid).
   const [cmd, args] = nodeWithAllocator([MAIN]);
-  const proc = spawn(cmd, args, { env: baseEnv(dataDir, env, configPath), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(cmd, args, { env: baseEnv(dataDir, env, configPath), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   track(proc);
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
