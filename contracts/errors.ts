@@ -20,6 +20,8 @@ export const ERROR_TABLE = {
   IMPORT_FAILED: { status: 422, title: 'Import failed', hint: 'The uploaded file could not be imported; `errors[0].code` says why (e.g. `DOCX_INVALID`, `DOCX_TOO_LARGE`) and `detail` how to fix it.' },
   CONFLICT: { status: 409, title: 'Conflict', hint: 'The request conflicts with what exists (a slug another resource has); `detail` says which and what to change.' },
   INVALID_TRANSITION: { status: 409, title: 'Invalid transition', hint: 'The resource cannot move to that status from its current one; `detail` names the moves allowed from where it is.' },
+  IDEMPOTENCY_IN_FLIGHT: { status: 409, title: 'Idempotent request in flight', hint: 'A request with this `Idempotency-Key` is still being answered; retry after the seconds given in `Retry-After` to get its answer.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'Idempotency key reused', hint: 'This `Idempotency-Key` was used within 24 h for another request (method, path, query or body differ); send a new key for a new request.' },
   VERSION_CONFLICT: { status: 412, title: 'Version conflict', hint: 'The resource changed since you read it (`If-Match` names an older version); read it again, reapply your change and send the new version in `If-Match`.' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large', hint: 'Send a smaller body or file; the limit is named in `detail`.' },
   PAGE_LIMIT_EXCEEDED: { status: 413, title: 'Page limit exceeded', hint: 'The job would process more pages than the organization\'s plan allows per job; select fewer pages or split the PDF (`detail` names the limit).' },

@@ -49,6 +49,8 @@ export const ConfigFileSchema = Type.Object(
     shutdownGraceSeconds: Type.Optional(Type.Number({ minimum: 0 })),
     jobMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
     jobLeaseSeconds: Type.Optional(Type.Number({ minimum: 1, maximum: 3600 })),
+    idempotencyTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    idempotencyLeaseMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     webhookTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
     llmBaseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     llmModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -93,6 +95,10 @@ export interface QuireConfig {
   jobMaxAttempts: number;
   /** On PostgreSQL: how long a node's claim on a running job lasts unless renewed (renewed every third of it). */
   jobLeaseSeconds: number;
+  /** How long an Idempotency-Key's first answer is kept and replayed (docs/idempotency.md). */
+  idempotencyTtlSeconds: number;
+  /** How long a request holds its Idempotency-Key unless its server renews the hold (every third of it); a lapsed hold means that server died. */
+  idempotencyLeaseMs: number;
   webhookTimeoutMs: number;
   /** The OpenAI-compatible endpoint of plugins that declare `llm` (Lens); absent when QUIRE_LLM_BASE_URL is not set. */
   llm?: LlmEndpointConfig;
@@ -141,6 +147,8 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_SHUTDOWN_GRACE_SECONDS', 'shutdownGraceSeconds', 'number'],
   ['QUIRE_JOB_MAX_ATTEMPTS', 'jobMaxAttempts', 'int'],
   ['QUIRE_JOB_LEASE_SECONDS', 'jobLeaseSeconds', 'number'],
+  ['QUIRE_IDEMPOTENCY_TTL_SECONDS', 'idempotencyTtlSeconds', 'int'],
+  ['QUIRE_IDEMPOTENCY_LEASE_MS', 'idempotencyLeaseMs', 'int'],
   ['QUIRE_WEBHOOK_TIMEOUT_MS', 'webhookTimeoutMs', 'int'],
   ['QUIRE_LLM_BASE_URL', 'llmBaseUrl', 'string'],
   ['QUIRE_LLM_MODEL', 'llmModel', 'string'],
@@ -233,6 +241,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     shutdownGraceSeconds: merged.shutdownGraceSeconds ?? 30,
     jobMaxAttempts: merged.jobMaxAttempts ?? 3,
     jobLeaseSeconds: merged.jobLeaseSeconds ?? 30,
+    idempotencyTtlSeconds: merged.idempotencyTtlSeconds ?? 24 * 3600,
+    idempotencyLeaseMs: merged.idempotencyLeaseMs ?? 30_000,
     webhookTimeoutMs: merged.webhookTimeoutMs ?? 10_000,
     llm: llmEndpoint(merged),
     logLevel: merged.logLevel ?? 'info',

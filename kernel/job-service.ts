@@ -8,6 +8,7 @@ import { TOKENS } from './tokens.js';
 import { HttpError, type FieldError } from '../contracts/errors.js';
 import { checkPageSpecs, resolvePageSpec } from '../sdk/page-spec.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { currentIdempotencyKey, failpointAfterAdmission } from './idempotency-scope.js';
 import { JobRunner, inputFileRefs } from './job-runner.js';
 import { WebhookSchema } from '../contracts/common.js';
 import { FORBIDDEN_WEBHOOK_HEADERS } from './webhook-delivery.js';
@@ -187,6 +188,7 @@ export class JobService {
       return { job, durable: admission.durable };
     });
     await durable;
+    failpointAfterAdmission(job.idempotencyKey);
     this.runner.enqueue(job);
     return job;
   }
@@ -202,12 +204,14 @@ export class JobService {
     const total = costs.reduce((a, b) => a + b, 0);
     const { record, jobs, durable } = await this.#orgLocks.run(orgId, async () => {
       const jobs = entries.map(({ reg, spec }, i) => this.#jobRecord(orgId, reg, spec, costs[i]!));
-      const record = group(jobs);
+      const key = currentIdempotencyKey(orgId);
+      const record: G = key === undefined ? group(jobs) : { ...group(jobs), idempotencyKey: key };
       const admission = await this.store.admitBulkJob(record, jobs, { cost: total, held: this.#held.get(orgId) ?? 0 });
       if (!admission.admitted) this.#refuse(admission.credit, orgId, what, total);
       return { record, jobs, durable: admission.durable };
     });
     await durable;
+    failpointAfterAdmission(record.idempotencyKey);
     for (const job of jobs) this.runner.enqueue(job);
     return record;
   }
@@ -232,6 +236,7 @@ export class JobService {
   }
 
   #jobRecord(orgId: string, reg: RegisteredAction, spec: AdmitSpec, cost: number): JobRecord {
+    const key = currentIdempotencyKey(orgId);
     return {
       id: randomUUID(),
       kind: spec.kind,
@@ -249,6 +254,8 @@ export class JobService {
       ...(spec.imageSources?.length ? { imageSources: spec.imageSources } : {}),
       ...(spec.warnings?.length ? { warnings: spec.warnings } : {}),
       ...(spec.bulk ? { bulk: spec.bulk } : {}),
+      // A bulk job's items do not carry the key: their bulk job does.
+      ...(!spec.bulk && key !== undefined ? { idempotencyKey: key } : {}),
       estimatedCredits: cost,
       chargedCredits: 0,
       attempts: 0,

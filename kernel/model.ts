@@ -99,6 +99,8 @@ export interface JobRecord {
   warnings?: Array<{ path: string; message: string; code: string }>;
   /** The bulk render this job is an item of. */
   bulk?: { id: string; index: number };
+  /** The Idempotency-Key of the request that created the job, written with it (a retry after a crash finds the job by it). */
+  idempotencyKey?: string;
   estimatedCredits: number;
   chargedCredits: number;
   attempts: number;
@@ -268,6 +270,8 @@ export interface BulkJobRecord {
   outputFileId: string | null;
   /** The credits of the items that could run (each charged when it completes). */
   estimatedCredits: number;
+  /** As JobRecord's: the Idempotency-Key of the request that created the bulk job (its items do not carry it). */
+  idempotencyKey?: string;
   completedItems: number;
   failedItems: number;
   error: string | null;

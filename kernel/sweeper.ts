@@ -1,4 +1,4 @@
-// Deletes expired files (record and bytes), forgets finished jobs once their outputs are gone, and full rate-limit buckets.
+// Deletes expired files (record and bytes), forgets finished jobs once their outputs are gone, expired idempotency keys, and full rate-limit buckets.
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from './tokens.js';
@@ -44,8 +44,9 @@ export class Sweeper {
         files++;
       }
       jobs = await this.store.deleteJobsFinishedBefore(new Date(now.getTime() - this.jobRetentionSeconds * 1000).toISOString());
+      const keys = await this.store.deleteIdempotencyExpiredBy(now.toISOString());
       await this.limiter.prune();
-      if (files || jobs) this.log.info({ files, jobs }, 'swept expired files and jobs');
+      if (files || jobs || keys) this.log.info({ files, jobs, idempotencyKeys: keys }, 'swept expired files, jobs and idempotency keys');
     })();
     this.#running = work.catch((err) => this.log.error({ err }, 'sweep failed'));
     await this.#running;

@@ -12,6 +12,7 @@ import yazl from 'yazl';
 import { TOKENS } from '../kernel/tokens.js';
 import { HttpError } from '../contracts/errors.js';
 import { KeyedMutex } from '../kernel/keyed-mutex.js';
+import { currentIdempotencyKey } from '../kernel/idempotency-scope.js';
 import { JobService } from '../kernel/job-service.js';
 import { JobNotifier } from '../kernel/job-notifier.js';
 import { JobWaiter } from '../kernel/job-waiter.js';
@@ -122,7 +123,9 @@ export class BulkService {
       completedAt: null,
     };
     if (!planned.length) {
-      const failed: BulkJobRecord = { ...record, status: 'FAILED', failedItems: items.length, completedAt: createdAt, error: `No item could be rendered; the first says: ${items[0]?.error ?? 'no items'}.` };
+      // Written with the request's Idempotency-Key, as an admission writes it (JobService.admitMany).
+      const key = currentIdempotencyKey(orgId);
+      const failed: BulkJobRecord = { ...record, ...(key !== undefined ? { idempotencyKey: key } : {}), status: 'FAILED', failedItems: items.length, completedAt: createdAt, error: `No item could be rendered; the first says: ${items[0]?.error ?? 'no items'}.` };
       await (await this.store.stageBulkJob(failed, [])).durable;
       this.#notify(failed);
       return failed;

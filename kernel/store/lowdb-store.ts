@@ -7,7 +7,9 @@ import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
 import { KeyedMutex } from '../keyed-mutex.js';
+import { beginKey, expiredKeyChanges, jobByKey, ownedKeyChange } from './idempotency-state.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
+import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
@@ -474,6 +476,41 @@ export class LowdbStore implements Store {
     const copy = structuredClone(b);
     await durable;
     return copy;
+  }
+
+  async beginIdempotency(orgId: string, key: string, claim: IdempotencyClaim): Promise<IdempotencyBegin> {
+    // Decided and applied with nothing in between; awaited until durable, so a key taken survives a crash.
+    const { outcome, changes } = beginKey(this.#data, orgId, key, claim);
+    if (changes.length) await this.#commit(...changes);
+    return outcome;
+  }
+
+  renewIdempotency(orgId: string, key: string, owner: string, leaseUntil: string): Promise<boolean> {
+    return this.#ownedKey(ownedKeyChange(this.#data, orgId, key, owner, { leaseUntil }));
+  }
+
+  completeIdempotency(orgId: string, key: string, owner: string, done: IdempotencyDone): Promise<boolean> {
+    return this.#ownedKey(ownedKeyChange(this.#data, orgId, key, owner, done));
+  }
+
+  async releaseIdempotency(orgId: string, key: string, owner: string): Promise<void> {
+    await this.#ownedKey(ownedKeyChange(this.#data, orgId, key, owner, 'release'));
+  }
+
+  async #ownedKey(change: StoreOp | null): Promise<boolean> {
+    if (!change) return false;
+    await this.#commit(change);
+    return true;
+  }
+
+  async deleteIdempotencyExpiredBy(instant: string): Promise<number> {
+    const gone = expiredKeyChanges(this.#data, instant);
+    if (gone.length) await this.#commit(...gone);
+    return gone.length;
+  }
+
+  async findJobByIdempotencyKey(orgId: string, key: string): Promise<IdempotentJob | undefined> {
+    return jobByKey(this.#data, orgId, key);
   }
 
   /** A record of the collection that belongs to the organization (own keys only: an id is never a prototype's). */

@@ -2,6 +2,7 @@
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, LedgerEntry, Organization } from '../model.js';
+import type { IdempotencyRecord } from './store.js';
 
 /** The snapshot document (`quire.json`). A new collection is one line here and one in `emptyData`. */
 export interface Data {
@@ -21,9 +22,10 @@ export interface Data {
   bulkJobs: Record<string, BulkJobRecord>;
   templates: Record<string, TemplateRecord>;
   blocks: Record<string, BlockRecord>;
+  idempotencyKeys: Record<string, IdempotencyRecord>;
 }
 
-export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {} });
+export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {}, idempotencyKeys: {} });
 
 /** Collections keyed by id, and append-only lists; derived from `Data` so the two never drift. */
 export type RecordCollection = { [K in keyof Data]: Data[K] extends unknown[] ? never : Data[K] extends Record<string, { id: string }> ? K : never }[keyof Data];

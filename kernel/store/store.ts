@@ -143,7 +143,69 @@ export interface Store {
   listUnfinishedBulkJobs(): Promise<BulkJobRecord[]>;
   /** Moves a bulk job to its final state, with the record of its ZIP (if any) in the same write. */
   finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord>;
+
+  // Idempotency keys (docs/idempotency.md): one record per organization and key, shared by every server on the store.
+  /**
+   * Takes the key for a request, atomically for every server: 'started' when no record exists or it expired (a new
+   * in-flight record is written, durable when this resolves), 'taken-over' when an in-flight record's lease lapsed
+   * before `now` (its server died; the record is this caller's now, expiry unchanged), 'in-flight' while another
+   * request holds it, 'done' with the stored answer. Of concurrent callers exactly one gets 'started' or 'taken-over'.
+   */
+  beginIdempotency(orgId: string, key: string, claim: IdempotencyClaim): Promise<IdempotencyBegin>;
+  /** Extends the lease of the caller's in-flight record; false when the record is no longer the caller's. */
+  renewIdempotency(orgId: string, key: string, owner: string, leaseUntil: string): Promise<boolean>;
+  /** Stores the answer on the caller's in-flight record (it becomes 'done'); false when the record is no longer the caller's. */
+  completeIdempotency(orgId: string, key: string, owner: string, done: IdempotencyDone): Promise<boolean>;
+  /** Deletes the caller's in-flight record (a retry runs again). */
+  releaseIdempotency(orgId: string, key: string, owner: string): Promise<void>;
+  /** Deletes the records that expired by `instant`; returns how many. */
+  deleteIdempotencyExpiredBy(instant: string): Promise<number>;
+  /** The job or bulk job of the organization that was admitted with the key (its `idempotencyKey`), bulk jobs first. */
+  findJobByIdempotencyKey(orgId: string, key: string): Promise<IdempotentJob | undefined>;
 }
+
+/** Who asks for an idempotency key and when; the lease and the expiry of a new record. */
+export interface IdempotencyClaim {
+  owner: string;
+  now: string;
+  leaseUntil: string;
+  expiresAt: string;
+}
+
+export type IdempotencyBegin =
+  | { state: 'started' }
+  | { state: 'taken-over' }
+  | { state: 'in-flight'; leaseUntil: string }
+  | ({ state: 'done' } & IdempotencyDone);
+
+/** The fingerprint of the first request (SHA-256 of method, URL and body) and its answer. */
+export interface IdempotencyDone {
+  fingerprint: string;
+  response: StoredResponse;
+}
+
+/** An HTTP answer as stored for replay: the headers that matter, the body bytes in base64. */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One idempotency key's record, as the embedded store keeps it (`id` is `<orgId>:<key>`) and migrate-to-postgres copies it. */
+export interface IdempotencyRecord {
+  id: string;
+  orgId: string;
+  key: string;
+  owner: string;
+  state: 'in-flight' | 'done';
+  leaseUntil: string;
+  createdAt: string;
+  expiresAt: string;
+  fingerprint: string | null;
+  response: StoredResponse | null;
+}
+
+export type IdempotentJob = { kind: 'job'; job: JobRecord } | { kind: 'bulk'; bulk: BulkJobRecord };
 
 /** Who runs a claimed job, and for how long the claim holds unless renewed. */
 /** The credits an admission needs, and those its server holds outside jobs (JobService.hold). */

@@ -11,6 +11,7 @@ import type { Data } from '../store-state.js';
 import { migrate } from './migrations.js';
 import { PgBlobStore } from './pg-blob-store.js';
 import { databaseName, put, setAssetUsers, transaction, type Table } from './pg-rows.js';
+import { copyIdempotencyRecord } from './pg-idempotency.js';
 
 /** Each keyed collection of the data dir and its table, in an order where nothing refers to a row not yet written. */
 const COLLECTIONS = [
@@ -80,6 +81,8 @@ export async function migrateEmbeddedToPostgres(dataDir: string, url: string): P
       for (const coll of ['documents', 'templates', 'blocks'] as const) {
         for (const rec of Object.values(data[coll])) await setAssetUsers(tx, rec.id, rec.assetIds);
       }
+      // A key's stored answer goes with it: a client retrying across the move gets the same answer.
+      for (const rec of Object.values(data.idempotencyKeys)) await copyIdempotencyRecord(tx, rec);
     });
     const mismatched: string[] = [];
     for (const id of ids) {
@@ -107,7 +110,7 @@ async function countTables(pool: pg.Pool, data: Data): Promise<MigrationSummary[
   for (const coll of ['documents', 'templates', 'blocks'] as const) {
     for (const rec of Object.values(data[coll])) for (const a of rec.assetIds ?? []) users.add(`${a}\u0000${rec.id}`);
   }
-  const expected: Array<[string, number]> = [...COLLECTIONS.map(([coll, table]) => [table, Object.keys(data[coll]).length] as [string, number]), ['ledger', data.ledger.length], ['asset_users', users.size]];
+  const expected: Array<[string, number]> = [...COLLECTIONS.map(([coll, table]) => [table, Object.keys(data[coll]).length] as [string, number]), ['ledger', data.ledger.length], ['asset_users', users.size], ['idempotency_keys', Object.keys(data.idempotencyKeys).length]];
   const tables: MigrationSummary['tables'] = {};
   for (const [table, source] of expected) {
     // Table names come from the constant list above, never from input.

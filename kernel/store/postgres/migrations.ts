@@ -4,6 +4,7 @@ import { BLOB_CHUNKS_SQL } from './pg-blob-store.js';
 import { RATE_BUCKETS_SQL } from './pg-rate-limiter.js';
 import { JOB_LEASES_SQL } from './pg-job-queue.js';
 import { ADMISSION_SQL, HOT_COLUMNS_SQL } from './pg-jobs.js';
+import { IDEMPOTENCY_SQL } from './pg-idempotency.js';
 
 export interface Migration {
   version: number;
@@ -58,6 +59,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: '0004_job_leases', sql: JOB_LEASES_SQL },
   { version: 5, name: '0005_hot_columns', sql: HOT_COLUMNS_SQL },
   { version: 6, name: '0006_admission', sql: ADMISSION_SQL },
+  { version: 8, name: '0008_idempotency', sql: IDEMPOTENCY_SQL },
 ];
 
 /** The advisory lock key all Quire nodes migrate under ("quire-mg" as a 64-bit integer). */

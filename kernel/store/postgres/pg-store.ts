@@ -1,10 +1,13 @@
 // The PostgreSQL metadata store (QUIRE_DATABASE_URL): the Store interface over a pg pool, with the embedded store's semantics.
+// Longer than 400 lines: one class implements the whole Store interface over one pool; each area's SQL lives in its own file (pg-jobs, pg-workspace, pg-idempotency) and is one call here.
 import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
 import { KeyCache } from './pg-key-cache.js';
 import { addLedger, admitJob, checkCredit, claimJob, creditState, finishJob, FINISHED_CHANNEL, outstandingEstimate, readOrganizations, stageBulk, stageJob, type KnownJob } from './pg-jobs.js';
 import { copy, databaseName, listOwn, prepared, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
+import * as idempotency from './pg-idempotency.js';
+import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from '../store.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
@@ -384,6 +387,30 @@ export class PgStore implements Store {
       await tx.query('SELECT pg_notify($1, $2)', [FINISHED_CHANNEL, id]);
       return updated;
     });
+  }
+
+  beginIdempotency(orgId: string, key: string, claim: IdempotencyClaim): Promise<IdempotencyBegin> {
+    return idempotency.beginIdempotency(this.#pool, orgId, key, claim);
+  }
+
+  renewIdempotency(orgId: string, key: string, owner: string, leaseUntil: string): Promise<boolean> {
+    return idempotency.renewIdempotency(this.#pool, orgId, key, owner, leaseUntil);
+  }
+
+  completeIdempotency(orgId: string, key: string, owner: string, done: IdempotencyDone): Promise<boolean> {
+    return idempotency.completeIdempotency(this.#pool, orgId, key, owner, done);
+  }
+
+  releaseIdempotency(orgId: string, key: string, owner: string): Promise<void> {
+    return idempotency.releaseIdempotency(this.#pool, orgId, key, owner);
+  }
+
+  deleteIdempotencyExpiredBy(instant: string): Promise<number> {
+    return idempotency.deleteIdempotencyExpiredBy(this.#pool, instant);
+  }
+
+  findJobByIdempotencyKey(orgId: string, key: string): Promise<IdempotentJob | undefined> {
+    return idempotency.findJobByIdempotencyKey(this.#pool, orgId, key);
   }
 }
 
