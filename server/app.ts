@@ -7,6 +7,7 @@ import type { Quire } from './composition-root.js';
 import { authenticate } from './auth.js';
 import { sendProblem } from './problem.js';
 import { bodyReader } from './json-body.js';
+import { answerIdempotently, idempotencyKeyOf, tapRequestBody, type Answer } from './idempotency.js';
 import type { RouteContext, RouteDefinition } from './context.js';
 import { fileRoutes } from './routes/files.js';
 import { imageRoutes } from './routes/images.js';
@@ -58,10 +59,29 @@ export function createServer(quire: Quire): QuireServer {
   // Each route's body schema is compiled here, once, when the route is registered.
   const wrap = (route: RouteDefinition) => {
     const readBody = bodyReader(route, kernel.config.maxJsonBodyBytes);
+    // What an idempotent request's body may be at most: the JSON rule's limit, or (an upload) the largest upload.
+    const bodyLimit = route.body ? (route.body.limit ?? kernel.config.maxJsonBodyBytes) : kernel.config.maxUploadBytes + 64 * 1024;
     return async (req: PolkaRequest, res: http.ServerResponse) => {
       const requestId = res.getHeader('X-Request-Id') as string;
       const log = kernel.log.child({ requestId });
       const ctx: RouteContext = { req, res, kernel, services, requestId, log, params: req.params ?? {}, query: new URLSearchParams(req.search ?? ''), principal: null, body: undefined };
+      const fail = (err: unknown) => {
+        if (!(err instanceof HttpError)) log.error({ err, method: req.method, path: req.path }, 'unhandled error');
+        if (!req.complete) req.resume();
+        sendProblem(res, err, requestId);
+      };
+      const answer: Answer = async (send) => {
+        try {
+          await send();
+        } catch (err) {
+          fail(err);
+        }
+      };
+      const handle = async () => {
+        const pre = await route.preValidation?.(ctx);
+        if (readBody) ctx.body = await readBody(req);
+        await route.handler(ctx, pre);
+      };
       try {
         if (shuttingDown && route.auth !== 'none') {
           throw new HttpError('SHUTTING_DOWN', 'The server is shutting down and accepts no new requests.', undefined, { 'Retry-After': '5', Connection: 'close' });
@@ -80,13 +100,12 @@ export function createServer(quire: Quire): QuireServer {
             }
           }
         }
-        const pre = await route.preValidation?.(ctx);
-        if (readBody) ctx.body = await readBody(req);
-        await route.handler(ctx, pre);
+        // Authenticated and within its rate limit (a 401 or 429 is never stored): an idempotent route's key applies.
+        const key = route.idempotent ? idempotencyKeyOf(req) : undefined;
+        if (key === undefined) await answer(handle);
+        else await answerIdempotently(ctx, key, bodyLimit, handle, answer);
       } catch (err) {
-        if (!(err instanceof HttpError)) log.error({ err, method: req.method, path: req.path }, 'unhandled error');
-        if (!req.complete) req.resume();
-        sendProblem(res, err, requestId);
+        fail(err);
       }
     };
   };
@@ -126,7 +145,12 @@ export function createServer(quire: Quire): QuireServer {
     app[method](route.path, wrap(route));
   }
 
-  const server = http.createServer(app.handler as unknown as http.RequestListener);
+  const handler = app.handler as unknown as http.RequestListener;
+  // The body tap goes on before anything can read the request (server/idempotency.ts).
+  const server = http.createServer((req, res) => {
+    tapRequestBody(req);
+    return handler(req, res);
+  });
   server.requestTimeout = 10 * 60_000;
   server.headersTimeout = 30_000;
   // An idle keep-alive connection stays open 65 s (Node's default is 5 s), longer than the idle timeouts of

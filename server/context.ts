@@ -72,5 +72,10 @@ export interface RouteDefinition<Body = unknown, Pre = unknown> {
    */
   preValidation?(ctx: RouteContext): Promise<Pre> | Pre;
   handler(ctx: RouteContext<Body>, pre: Pre): Promise<void>;
+  /**
+   * Takes an `Idempotency-Key` (server/idempotency.ts, docs/idempotency.md): set on every POST that creates a job or a
+   * resource (auth 'key'); the OpenAPI document shows the header and the 409 and 422 answers. Elsewhere the header is ignored.
+   */
+  idempotent?: boolean;
   doc?: RouteDoc;
 }

@@ -63,6 +63,15 @@ const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
+/** The header of every idempotent route (docs/idempotency.md). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Makes a retry safe: the first answer is stored for 24 h and replayed (with `Idempotency-Replayed: true`) for the same key and the same request; see docs/idempotency.md.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
   201: 'Created',
@@ -77,6 +86,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     const path = r.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const parameters: unknown[] = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     for (const q of r.doc.query ?? []) parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: toOpenApiSchema(q.schema) });
+    if (r.idempotent) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
     const responses: Record<string, unknown> = {};
     for (const [status, body] of Object.entries(r.doc.responses)) {
       const description = STATUS_TEXT[Number(status)] ?? 'Response';
@@ -90,6 +100,10 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     if (r.auth !== 'none') responses['401'] = problemResponse('Missing, malformed or wrong kind of credentials');
     if (r.auth !== 'none') responses['429'] = problemResponse('Rate limit exceeded (Retry-After)');
     if (r.doc.body) responses['400'] = problemResponse('The request fails its contract; `errors` lists each field');
+    if (r.idempotent) {
+      responses['409'] ??= problemResponse('IDEMPOTENCY_IN_FLIGHT: a request with this Idempotency-Key is still being answered (Retry-After)');
+      responses['422'] ??= problemResponse('IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used for another request');
+    }
     responses.default = problemResponse('Error (see docs/errors.md)');
     const op: Record<string, unknown> = {
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').split(/[/.-]/).map((p) => (p ? p[0]!.toUpperCase() + p.slice(1) : '')).join('')}`,

@@ -2,6 +2,9 @@
 import type { FileRecord, JobRecord } from '../kernel/model.js';
 import type { ToolFile, ToolsJob } from '../contracts/common.js';
 import type { DownloadLinks } from '../services/download-links.js';
+import { renderFilename } from '../services/job-events.js';
+import type { ImageSettings } from '../services/render-service.js';
+import { RENDER_TARGETS, type RenderJob, type PdfProfile, type PdfCompliance } from '../contracts/render.js';
 
 export function toolsJobView(links: DownloadLinks, job: JobRecord): ToolsJob {
   const downloadUrl = links.downloadUrl(job);
@@ -38,5 +41,35 @@ export function toolFileView(file: ToolFileRecord): ToolFile {
     expiresAt: file.expiresAt,
     createdAt: file.createdAt,
     ...(file.mimeType === 'application/pdf' ? { pageCount: file.pageCount } : {}),
+  };
+}
+
+/** A job's `format`: the target it was rendered to, in capitals (PDF for a record that names none). */
+function formatOf(target: string): RenderJob['format'] {
+  return RENDER_TARGETS.includes(target) ? target.toUpperCase() : 'PDF';
+}
+
+export function renderJobView(links: DownloadLinks, job: JobRecord): RenderJob {
+  const doc = (job.params.document ?? {}) as { document?: { type?: string } };
+  const image = job.params.image as ImageSettings | undefined;
+  const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number; warnings?: RenderJob['warnings']; selectedPages?: number[] };
+  return {
+    jobId: job.id,
+    status: job.status,
+    format: formatOf(image?.format ?? doc.document?.type ?? 'pdf'),
+    creditCost: job.estimatedCredits,
+    createdAt: job.createdAt,
+    downloadUrl: links.downloadUrl(job),
+    filename: renderFilename(job),
+    filloutId: (job.params.filloutId as string | undefined) ?? null,
+    error: job.error,
+    errorCode: job.errorCode,
+    completedAt: job.completedAt,
+    progress: job.progress,
+    pdfProfile: (job.params.pdfProfile as PdfProfile | undefined) ?? 'standard',
+    pdfCompliance: result.pdfCompliance ?? null,
+    pageCount: result.pageCount ?? null,
+    warnings: [...(job.warnings ?? []), ...(result.warnings ?? [])],
+    image: image ? { format: image.format, dpi: image.dpi, pages: image.pages, selectedPages: result.selectedPages ?? null } : null,
   };
 }

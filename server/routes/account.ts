@@ -75,6 +75,7 @@ export function accountRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/api-keys`,
       auth: 'key',
+      idempotent: true,
       // Only admins and owners create keys: the role answers before the body.
       preValidation: (ctx) => requireRole(ctx.principal!, 'admin'),
       body: { mismatch: 'The body does not describe an API key.', limit: 16 * 1024 },

@@ -9,12 +9,12 @@ import { WebhookSchema } from '../../contracts/common.js';
 import { bulkTokenScope } from '../../services/download-links.js';
 import { TableFileError } from '../../engines/tabular/read-items.js';
 import { rowVariables, type BulkRequest } from '../../services/bulk-service.js';
-import type { BulkJobRecord } from '../../kernel/model.js';
 import type { WebhookConfig } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { receiveUpload } from '../upload.js';
 import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
 import { sendJson } from '../problem.js';
+import { sendBulkCreated } from '../job-created.js';
 import { API_PREFIX } from '../paths.js';
 import { downloadOrg, sendStoredFile } from './files.js';
 
@@ -23,11 +23,6 @@ const ENDPOINT = 'POST /bulk-render';
 const FILE_ENDPOINT = 'POST /bulk-render/file';
 const FILE_FIELDS = ['documentId', 'format', 'webhook'] as const;
 const checkWebhook = compileSchema(WebhookSchema);
-
-async function sendBulkCreated(ctx: RouteContext, bulk: BulkJobRecord): Promise<void> {
-  ctx.log.info({ bulkJobId: bulk.id, items: bulk.items.length }, 'bulk render created');
-  sendJson(ctx.res, 202, await ctx.services.bulk.view(bulk), { Location: `${API_PREFIX}/bulk-render/${bulk.id}` });
-}
 
 async function create(ctx: RouteContext<BulkRender>): Promise<void> {
   const { documentId, format, items, webhook } = ctx.body;
@@ -105,6 +100,7 @@ export function bulkRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/bulk-render`,
       auth: 'key',
+      idempotent: true,
       body: { mismatch: `The request body does not match ${ENDPOINT}.` },
       handler: create,
       doc: { tag, summary: `Render a saved document once per variable set (1 to ${MAX_BULK_ITEMS})`, description: CREDITS_NOTE, body: BulkRenderSchema, responses: { 202: BulkJobSchema } },
@@ -113,6 +109,7 @@ export function bulkRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/bulk-render/file`,
       auth: 'key',
+      idempotent: true,
       // No body rule: a multipart upload is read by its handler (server/upload.ts).
       handler: createFromFile,
       doc: {

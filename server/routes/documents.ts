@@ -23,7 +23,8 @@ import { assetPath, resolveAssetPath } from '../../kernel/temp-images.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-import { STRICT_QUERY, sendRenderCreated, strictOf } from './render.js';
+import { STRICT_QUERY, strictOf } from './render.js';
+import { sendRenderCreated } from '../job-created.js';
 
 const location = (id: string) => `${API_PREFIX}/documents/${id}`;
 /** A document of 500 sections of 5000 elements does not fit; the Markdown's 1 MiB does, with room for escapes. */
@@ -127,6 +128,7 @@ export function documentRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/documents`,
       auth: 'key',
+      idempotent: true,
       body: { mismatch: 'The request body does not match POST /documents.', limit: BODY_LIMIT },
       preValidation: strictOf,
       handler: create,
@@ -146,6 +148,7 @@ export function documentRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/documents/markdown`,
       auth: 'key',
+      idempotent: true,
       body: { mismatch: 'The request body does not match POST /documents/markdown.', limit: BODY_LIMIT },
       preValidation: strictOf,
       handler: createFromMarkdown,
@@ -204,6 +207,7 @@ export function documentRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/document/:documentId`,
       auth: 'key',
+      idempotent: true,
       body: { mismatch: 'The request body does not match POST /render/document/{documentId}.', optional: true },
       preValidation: strictOf,
       handler: render,

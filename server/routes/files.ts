@@ -102,6 +102,7 @@ export function fileRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/tools/files/upload`,
       auth: 'key',
+      idempotent: true,
       // No body rule: a multipart upload is read by its handler (server/upload.ts), whose type and size checks need the stream.
       handler: upload,
       doc: {

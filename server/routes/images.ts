@@ -57,6 +57,7 @@ export function imageRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/images/upload`,
       auth: 'key',
+      idempotent: true,
       // No body rule: a multipart upload is read by its handler (server/upload.ts), whose type and size checks need the stream.
       handler: upload,
       doc: {

@@ -25,6 +25,7 @@ export function markdownRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/markdown`,
       auth: 'key',
+      idempotent: true,
       ...creatingRender('createFromMarkdown', 'POST /render/markdown', MISMATCH),
       doc: {
         tag: 'Rendering',
@@ -42,6 +43,7 @@ export function markdownRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/markdown/images`,
       auth: 'key',
+      idempotent: true,
       ...creatingRender('createImagesFromMarkdown', 'POST /render/markdown/images', MISMATCH),
       doc: {
         tag: 'Rendering',

@@ -2,46 +2,17 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../contracts/errors.js';
 import type { Kernel } from '../../kernel/kernel.js';
-import { renderTokenScope, type DownloadLinks } from '../../services/download-links.js';
+import { renderTokenScope } from '../../services/download-links.js';
 import { renderFilename } from '../../services/job-events.js';
 import type { JobRecord } from '../../kernel/model.js';
-import type { ImageSettings } from '../../services/render-service.js';
-import { ImageRenderRequestSchema, RENDER_TARGETS, RenderJobSchema, RenderRequestSchema, type RenderJob, type PdfProfile, type PdfCompliance } from '../../contracts/render.js';
+import { ImageRenderRequestSchema, RenderJobSchema, RenderRequestSchema } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 import { downloadOrg, sendStoredFile } from './files.js';
 import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
-
-/** A job's `format`: the target it was rendered to, in capitals (PDF for a record that names none). */
-function formatOf(target: string): RenderJob['format'] {
-  return RENDER_TARGETS.includes(target) ? target.toUpperCase() : 'PDF';
-}
-
-export function renderJobView(links: DownloadLinks, job: JobRecord): RenderJob {
-  const doc = (job.params.document ?? {}) as { document?: { type?: string } };
-  const image = job.params.image as ImageSettings | undefined;
-  const result = (job.result ?? {}) as { pdfCompliance?: PdfCompliance; pageCount?: number; warnings?: RenderJob['warnings']; selectedPages?: number[] };
-  return {
-    jobId: job.id,
-    status: job.status,
-    format: formatOf(image?.format ?? doc.document?.type ?? 'pdf'),
-    creditCost: job.estimatedCredits,
-    createdAt: job.createdAt,
-    downloadUrl: links.downloadUrl(job),
-    filename: renderFilename(job),
-    filloutId: (job.params.filloutId as string | undefined) ?? null,
-    error: job.error,
-    errorCode: job.errorCode,
-    completedAt: job.completedAt,
-    progress: job.progress,
-    pdfProfile: (job.params.pdfProfile as PdfProfile | undefined) ?? 'standard',
-    pdfCompliance: result.pdfCompliance ?? null,
-    pageCount: result.pageCount ?? null,
-    warnings: [...(job.warnings ?? []), ...(result.warnings ?? [])],
-    image: image ? { format: image.format, dpi: image.dpi, pages: image.pages, selectedPages: result.selectedPages ?? null } : null,
-  };
-}
+import { sendRenderCreated } from '../job-created.js';
+import { renderJobView } from '../views.js';
 
 /** `?strict=true` (or `1`) turns unresolved references into 400 errors. */
 export function strictOf(ctx: RouteContext): boolean {
@@ -75,12 +46,6 @@ export const IMAGE_ROUTE_NOTE =
   '`image.format` png (default) or jpeg, `image.dpi` 36 to 600 (default 150), `image.pages` page specs (default every page). ' +
   'The images are of the PDF rendering, whatever `document.type` says. One selected page gives the image file (`<filename>.png` or `.jpg`), several a ZIP (`<filename>.zip`) of `page-<n>.png` or `page-<n>.jpg`; the job `format` is PNG or JPEG. ' +
   'Malformed page specs answer 400; a page past the end of the rendered document fails the job (PAGE_OUT_OF_RANGE). Costs 1 credit, charged on completion.';
-
-/** 202 with the render-creating response and the status URL in Location. */
-export function sendRenderCreated(ctx: RouteContext, job: JobRecord): void {
-  ctx.log.info({ jobId: job.id, action: job.action, warnings: job.warnings?.length ?? 0 }, 'render job created');
-  sendJson(ctx.res, 202, renderJobView(ctx.services.links, job), { Location: `${API_PREFIX}/render/${job.id}` });
-}
 
 export const STRICT_QUERY = { name: 'strict', description: 'Unresolved references are errors (400) instead of warnings.', schema: Type.Boolean() };
 
@@ -116,6 +81,7 @@ export function renderRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render`,
       auth: 'key',
+      idempotent: true,
       ...creatingRender('create', 'POST /render', 'The request body does not match POST /render.'),
       doc: {
         tag: 'Rendering',
@@ -133,6 +99,7 @@ export function renderRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${API_PREFIX}/render/images`,
       auth: 'key',
+      idempotent: true,
       ...creatingRender('createImages', 'POST /render/images', 'The request body does not match POST /render/images.'),
       doc: {
         tag: 'Rendering',

@@ -185,6 +185,7 @@ export function styleRoutes(): RouteDefinition[] {
       method: 'POST',
       path,
       auth: 'key',
+      idempotent: true,
       body: { check: (b) => valid(validateCreateStylePreset(b), 'a style preset'), limit: BODY_LIMIT },
       handler: create,
       doc: {
@@ -224,6 +225,7 @@ export function styleRoutes(): RouteDefinition[] {
       method: 'POST',
       path: `${one}/copy`,
       auth: 'key',
+      idempotent: true,
       preValidation: lookup,
       // The body is optional: no body (or an empty one) means "default name".
       body: { check: (b) => valid(validateCopyStylePreset(b), 'a copy of a style preset'), limit: BODY_LIMIT, optional: true },

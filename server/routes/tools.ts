@@ -5,7 +5,7 @@ import type { Kernel } from '../../kernel/kernel.js';
 import type { RegisteredAction } from '../../kernel/plugin-registry.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
-import { toolsJobView } from '../views.js';
+import { sendToolsJobCreated } from '../job-created.js';
 import { API_PREFIX } from '../paths.js';
 import { ToolsJobSchema } from '../../contracts/common.js';
 import { jobRequestSchema, type JobRequest } from '../../kernel/job-service.js';
@@ -32,9 +32,7 @@ function handler(reg: RegisteredAction, endpoint: string) {
       sendJson(ctx.res, 200, await ctx.services.imports.run(ctx.principal!.orgId, reg, ctx.body, endpoint));
       return;
     }
-    const job = await ctx.kernel.jobs.create(ctx.principal!.orgId, reg, ctx.body as JobRequest, endpoint);
-    ctx.log.info({ jobId: job.id, action: job.action }, 'job created');
-    sendJson(ctx.res, 202, toolsJobView(ctx.services.links, job), { Location: `${API_PREFIX}/tools/jobs/${job.id}` });
+    sendToolsJobCreated(ctx, await ctx.kernel.jobs.create(ctx.principal!.orgId, reg, ctx.body as JobRequest, endpoint));
   };
 }
 
@@ -43,6 +41,7 @@ export function toolRoutes(kernel: Kernel): RouteDefinition[] {
     method: 'POST' as const,
     path: `${API_PREFIX}${reg.action.route!.path}`,
     auth: 'key' as const,
+    idempotent: true,
     // The schema is the route's doc.body: the plugin's input (plus the kernel's `webhook` for job routes), compiled by the app at registration.
     body: { mismatch: `The request body does not match the ${reg.action.name} contract.` },
     preValidation: pluginReady(reg, reg.action.route!.path),
