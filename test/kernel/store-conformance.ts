@@ -3,6 +3,7 @@ import { defineAccountConformance } from './store-conformance-accounts.js';
 import { defineBlockConformance } from './store-conformance-blocks.js';
 import { defineConcurrencyConformance } from './store-conformance-concurrency.js';
 import { defineDurabilityConformance } from './store-conformance-durability.js';
+import { defineIdempotencyConformance } from './store-conformance-idempotency.js';
 import { defineJobConformance } from './store-conformance-jobs.js';
 import type { OpenStore } from './store-conformance-records.js';
 import { defineWorkspaceConformance } from './store-conformance-workspace.js';
@@ -20,4 +21,5 @@ export function defineStoreConformance(suiteName: string, open: OpenStore): void
   defineBlockConformance(suiteName, open);
   defineConcurrencyConformance(suiteName, open);
   defineDurabilityConformance(suiteName, open);
+  defineIdempotencyConformance(suiteName, open);
 }
