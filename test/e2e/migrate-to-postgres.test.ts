@@ -1,6 +1,6 @@
 // `npm run admin -- migrate-to-postgres --from <data dir>`: a data dir filled by a real embedded server (a document
 // with an uploaded image, a rendered PDF) is copied into PostgreSQL, and a server on the database answers the same
-// document, image and rendered file byte for byte. The copy refuses a data dir in use and a database already in use.
+// document, image and rendered file byte for byte, and replays the answer stored for an Idempotency-Key. The copy refuses a data dir in use and a database already in use.
 // test-stores: once (it copies an embedded data dir into a database of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,7 +22,7 @@ const pgDir = tempDir('quire-migrate-to-');
 let databaseUrl = '';
 const servers: RunningServer[] = [];
 /** What the embedded server answered, compared with the PostgreSQL server's answers. */
-const before: { documentId?: string; document?: Buffer; assetId?: string; png?: Buffer; jobId?: string; pdf?: Buffer; credits?: Buffer } = {};
+const before: { rendered?: Buffer; documentId?: string; document?: Buffer; assetId?: string; png?: Buffer; jobId?: string; pdf?: Buffer; credits?: Buffer } = {};
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const migrateArgs = ['migrate-to-postgres', '--from', embeddedDir];
@@ -51,8 +51,9 @@ test('an embedded server makes a document with an image and renders it; the copy
   before.documentId = created.body.id;
   before.assetId = /^\/image\/([0-9a-f-]{36})$/.exec(created.body.config.sections[0].content[1].src)?.[1];
   assert.ok(before.assetId);
-  const rendered = await owner.post(`${API}/render/document/${before.documentId}`, {});
+  const rendered = await owner.post(`${API}/render/document/${before.documentId}`, {}, { 'Idempotency-Key': 'migrated-render' });
   assert.is(rendered.status, 202, rendered.bytes.toString());
+  before.rendered = rendered.bytes;
   before.jobId = rendered.body.jobId;
   const job = await waitForRender(owner, before.jobId!);
   assert.is(job.status, 'COMPLETED', `${job.errorCode}: ${job.error}`);
@@ -76,8 +77,8 @@ test('the copy reports every table counted and every file checksummed, equal to 
   assert.not.match(summary.to, 'quire@', 'the summary names host and database only');
   for (const [table, counts] of Object.entries<any>(summary.tables)) assert.is(counts.database, counts.source, table);
   assert.equal(
-    Object.fromEntries(['organizations', 'api_keys', 'documents', 'assets', 'asset_users', 'jobs'].map((t) => [t, summary.tables[t].source])),
-    { organizations: 1, api_keys: 1, documents: 1, assets: 1, asset_users: 1, jobs: 1 },
+    Object.fromEntries(['organizations', 'api_keys', 'documents', 'assets', 'asset_users', 'jobs', 'idempotency_keys'].map((t) => [t, summary.tables[t].source])),
+    { organizations: 1, api_keys: 1, documents: 1, assets: 1, asset_users: 1, jobs: 1, idempotency_keys: 1 },
   );
   assert.ok(summary.tables.ledger.source >= 2, 'the grant and the charge');
   const blobs = readdirSync(path.join(embeddedDir, 'blobs'));
@@ -104,6 +105,11 @@ test('a server on the database answers the same document, image, rendered PDF an
   assert.is(sha256(pdf.bytes), sha256(before.pdf!));
   const credits = await owner.get(`${API}/credits`);
   assert.ok(credits.bytes.equals(before.credits!), credits.bytes.toString());
+  // The Idempotency-Key moved with its answer: the retry is a replay, no second job.
+  const retried = await owner.post(`${API}/render/document/${before.documentId}`, {}, { 'Idempotency-Key': 'migrated-render' });
+  assert.is(retried.status, 202);
+  assert.is(retried.headers.get('idempotency-replayed'), 'true');
+  assert.ok(retried.bytes.equals(before.rendered!), retried.bytes.toString());
   // Nothing of it is in the new data dir: records and bytes are in the database.
   assert.equal(readdirSync(pgDir).filter((f) => f.startsWith('quire.json') || f === 'blobs'), []);
 });

@@ -6,7 +6,7 @@ import { migrate, MIGRATIONS } from '../../kernel/store/postgres/migrations.js';
 import { PgStore } from '../../kernel/store/postgres/pg-store.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
 
-const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'rate_buckets', 'resource_tokens', 'style_presets', 'templates'];
+const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'idempotency_keys', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'rate_buckets', 'resource_tokens', 'style_presets', 'templates'];
 
 let cluster: ThrowawayPostgres;
 const pools: pg.Pool[] = [];
@@ -57,7 +57,9 @@ test('migrating an empty database creates every table and records every version'
   assert.equal(await migrate(pool), ALL.map((m) => m.version));
   assert.equal(await tables(pool), TABLES);
   assert.equal(await versions(pool), ALL);
-  assert.equal(ALL.map((m) => m.version), ALL.map((_, i) => i + 1), 'versions are 1, 2, … without gaps');
+  // Version 7 is the webhook endpoints' (issue 23), developed beside 0008_idempotency: until it is here, the one gap.
+  const reserved = ALL.some((m) => m.version === 7) ? [] : [7];
+  assert.equal(ALL.map((m) => m.version), Array.from({ length: NEWEST }, (_, i) => i + 1).filter((v) => !reserved.includes(v)), 'versions are 1, 2, … without gaps');
 });
 
 test('a database at any earlier version is brought to the newest, keeping its rows', async () => {
@@ -70,6 +72,26 @@ test('a database at any earlier version is brought to the newest, keeping its ro
     assert.equal(await versions(pool), ALL);
     assert.equal(await tables(pool), TABLES);
     assert.equal((await pool.query('SELECT id FROM organizations')).rows, [{ id: 'org-1' }]);
+  }
+});
+
+test('migration 0008 lets a job admitted with an Idempotency-Key before it be found by that key, through its index', async () => {
+  const db = await emptyDatabase();
+  const pool = db.pool();
+  const before = MIGRATIONS.filter((m) => m.version < 8);
+  await migrate(pool, before);
+  const job = { id: 'job-1', orgId: 'org-1', status: 'PENDING', idempotencyKey: 'retry-me' };
+  await pool.query("INSERT INTO jobs (id, org_id, status, created_at, data) VALUES ('job-1', 'org-1', 'PENDING', now(), $1)", [JSON.stringify(job)]);
+  assert.equal(await migrate(pool), MIGRATIONS.filter((m) => m.version >= 8).map((m) => m.version));
+  const { rows } = await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE indexname IN ('jobs_idempotency_key', 'bulk_jobs_idempotency_key', 'idempotency_keys_expires_at') ORDER BY indexname");
+  assert.equal(rows.map((r) => r.indexname), ['bulk_jobs_idempotency_key', 'idempotency_keys_expires_at', 'jobs_idempotency_key']);
+  const store = new PgStore(db.url, 1);
+  try {
+    const found = await store.findJobByIdempotencyKey('org-1', 'retry-me');
+    assert.is(found?.kind === 'job' && found.job.id, 'job-1');
+    assert.is(await store.findJobByIdempotencyKey('org-2', 'retry-me'), undefined);
+  } finally {
+    await store.close();
   }
 });
 
