@@ -1,6 +1,7 @@
 // Two servers on one PostgreSQL database share the job queue: jobs one admits are run by both, a long poll on one
 // answers when the other finishes, downloads work through either, and when one is killed its running jobs are taken
 // over by the other once their claims lapse — none lost, none charged twice. A bulk render is settled by one of them.
+// An Idempotency-Key is one key for both.
 // test-stores: once (its servers use a PostgreSQL cluster of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -166,6 +167,25 @@ test('a bulk render created on one node is settled once, answers a long poll on 
   for (const end = Date.now() + 5000; !settled().length && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 500));
   assert.is(settled().length, 1, 'one node settled the bulk job');
+});
+
+test('an Idempotency-Key is shared by both nodes: identical POSTs sent to either make one job, charged once, and every 202 names it', async () => {
+  const body = { config: invoice(99) };
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? apiA : apiB).post(RENDER, body, { 'Idempotency-Key': 'two-nodes' })));
+  const accepted = answers.filter((r) => r.status === 202);
+  assert.is(accepted.length + answers.filter((r) => r.status === 409).length, 20, answers.map((r) => r.status).join(' '));
+  assert.is(accepted.filter((r) => r.headers.get('idempotency-replayed') === null).length, 1);
+  const ids = new Set(accepted.map((r) => r.body.jobId as string));
+  assert.is(ids.size, 1);
+  const [jobId] = [...ids];
+  assert.is((await finished(apiA, jobId!)).status, 'COMPLETED');
+  assert.equal((await charges(apiB)).get(jobId!)?.length, 1);
+  // Each node replays the stored answer.
+  for (const api of [apiA, apiB]) {
+    const again = await api.post(RENDER, body, { 'Idempotency-Key': 'two-nodes' });
+    assert.is(again.headers.get('idempotency-replayed'), 'true');
+    assert.is(again.body.jobId, jobId);
+  }
 });
 
 test('when a node is killed while it runs jobs, the other completes every one of them once their claims lapse, each charged once', async () => {
