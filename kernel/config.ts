@@ -52,6 +52,9 @@ export const ConfigFileSchema = Type.Object(
     idempotencyTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
     idempotencyLeaseMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
     webhookTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+    webhookRetryBaseMs: Type.Optional(Type.Integer({ minimum: 1, maximum: 86_400_000 })),
+    webhookMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
+    webhookDisableAfterMs: Type.Optional(Type.Integer({ minimum: 0 })),
     llmBaseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     llmModel: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     llmApiKey: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
@@ -100,6 +103,12 @@ export interface QuireConfig {
   /** How long a request holds its Idempotency-Key unless its server renews the hold (every third of it); a lapsed hold means that server died. */
   idempotencyLeaseMs: number;
   webhookTimeoutMs: number;
+  /** Webhook endpoints: the delay before the first retry (each next one 3.2 times longer, ± 20 %). */
+  webhookRetryBaseMs: number;
+  /** Webhook endpoints: attempts of a delivery before it ends FAILED. */
+  webhookMaxAttempts: number;
+  /** Webhook endpoints: an endpoint failing this long without a success is disabled. */
+  webhookDisableAfterMs: number;
   /** The OpenAI-compatible endpoint of plugins that declare `llm` (Lens); absent when QUIRE_LLM_BASE_URL is not set. */
   llm?: LlmEndpointConfig;
   logLevel: NonNullable<ConfigFile['logLevel']>;
@@ -150,6 +159,9 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_IDEMPOTENCY_TTL_SECONDS', 'idempotencyTtlSeconds', 'int'],
   ['QUIRE_IDEMPOTENCY_LEASE_MS', 'idempotencyLeaseMs', 'int'],
   ['QUIRE_WEBHOOK_TIMEOUT_MS', 'webhookTimeoutMs', 'int'],
+  ['QUIRE_WEBHOOK_RETRY_BASE_MS', 'webhookRetryBaseMs', 'int'],
+  ['QUIRE_WEBHOOK_MAX_ATTEMPTS', 'webhookMaxAttempts', 'int'],
+  ['QUIRE_WEBHOOK_DISABLE_AFTER_MS', 'webhookDisableAfterMs', 'int'],
   ['QUIRE_LLM_BASE_URL', 'llmBaseUrl', 'string'],
   ['QUIRE_LLM_MODEL', 'llmModel', 'string'],
   ['QUIRE_LLM_API_KEY', 'llmApiKey', 'string'],
@@ -244,6 +256,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     idempotencyTtlSeconds: merged.idempotencyTtlSeconds ?? 24 * 3600,
     idempotencyLeaseMs: merged.idempotencyLeaseMs ?? 30_000,
     webhookTimeoutMs: merged.webhookTimeoutMs ?? 10_000,
+    webhookRetryBaseMs: merged.webhookRetryBaseMs ?? 60_000,
+    webhookMaxAttempts: merged.webhookMaxAttempts ?? 8,
+    webhookDisableAfterMs: merged.webhookDisableAfterMs ?? 3 * 24 * 3600 * 1000,
     llm: llmEndpoint(merged),
     logLevel: merged.logLevel ?? 'info',
     configDir,

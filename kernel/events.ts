@@ -5,6 +5,8 @@ import type { JobRecord } from './model.js';
 export interface KernelEvents {
   'job.finished': [job: JobRecord];
   'job.started': [job: JobRecord];
+  /** This node queued webhook deliveries (with a job's finish, a ping, a redelivery): the dispatcher looks at once. */
+  'webhooks.queued': [];
 }
 
 export class EventBus {

@@ -12,7 +12,7 @@ import type { BlobStore } from './store/blob-store.js';
 import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
 import type { EventBus } from './events.js';
 import type { Logger } from './logger.js';
-import type { FileRecord, JobRecord } from './model.js';
+import type { FileRecord, JobRecord, WebhookEvent } from './model.js';
 import type { WorkerFile, WorkerLogEntry } from '../sdk/plugin-api.js';
 import type { FileInspector } from './file-inspector.js';
 import type { ValidateFunction } from 'ajv';
@@ -228,6 +228,7 @@ export class JobRunner {
         { status: 'COMPLETED', completedAt: now, outputFileId: file?.id ?? null, result, progress: 100, chargedCredits: cost, error: null, errorCode: null },
         cost > 0 ? { id: randomUUID(), orgId: job.orgId, amount: -cost, kind: 'charge', jobId: id, action: job.action, note: null, createdAt: now } : null,
         file,
+        webhookEvent(job, 'job.completed', now),
       );
       finished = true;
       log.info({ outputFileId: file?.id ?? null, credits: cost }, 'job completed');
@@ -335,14 +336,15 @@ export class JobRunner {
       this.log.warn({ jobId: job.id, code }, `plugin ${reg.plugin.definition.manifest.id} failed with an undeclared error code`);
       code = 'UNEXPECTED';
     }
+    const now = this.clock.now().toISOString();
     const done = await this.store.finishJob(job.id, {
       status: 'FAILED',
-      completedAt: this.clock.now().toISOString(),
+      completedAt: now,
       error: err.message,
       errorCode: code,
       progress: 100,
       chargedCredits: 0,
-    }, null);
+    }, null, undefined, webhookEvent(job, 'job.failed', now));
     this.log.info({ jobId: job.id, action: job.action, code }, 'job failed');
     this.events.emit('job.finished', done);
   }
@@ -356,4 +358,12 @@ export class JobRunner {
     if (!drained) this.#abandoned = true;
     return drained;
   }
+}
+
+/**
+ * The event a finished job queues for its organization's webhook endpoints, in the finishing write. A bulk render's
+ * item has none: the bulk job's own event (services/bulk-service.ts) covers its items.
+ */
+function webhookEvent(job: JobRecord, event: WebhookEvent['event'], at: string): WebhookEvent | undefined {
+  return job.bulk ? undefined : { id: randomUUID(), event, createdAt: at };
 }

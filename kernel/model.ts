@@ -278,3 +278,83 @@ export interface BulkJobRecord {
   createdAt: string;
   completedAt: string | null;
 }
+
+/** The events an organization's webhook endpoint may ask for (its `events` filter); `ping` is sent by POST …/test only. */
+export const WEBHOOK_EVENTS = ['job.completed', 'job.failed'] as const;
+export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
+
+/** A signing secret of an endpoint; a rotated-out one stays valid until `expiresAt` (the current one has none). */
+export interface WebhookSecret {
+  secret: string;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+/**
+ * A reusable, signed webhook endpoint of an organization (DESIGN §8). Its secrets are stored as they are (they must
+ * sign); they are answered once (at creation and rotation), never listed, logged or put in an error.
+ */
+export interface WebhookEndpointRecord {
+  id: string;
+  orgId: string;
+  url: string;
+  /** The events it receives; empty: every event. */
+  events: WebhookEventName[];
+  description: string | null;
+  enabled: boolean;
+  /** Why it was disabled by its failures (null when enabled, or disabled by a client). */
+  disabledReason: string | null;
+  /** The current secret first. */
+  secrets: WebhookSecret[];
+  /** When its deliveries started failing without a success since; null while they succeed. */
+  failingSince: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An event queued with the write that finishes a job or a bulk job: one delivery per matching endpoint. */
+export interface WebhookEvent {
+  /** The event's id: the `Quire-Event-Id` of every delivery and redelivery of it. */
+  id: string;
+  event: WebhookEventName;
+  createdAt: string;
+}
+
+export interface WebhookAttemptRecord {
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when none came (refused URL, network error, timeout). */
+  status: number | null;
+  durationMs: number;
+  /** The first KiB of the receiver's answer. */
+  response: string;
+  error: string | null;
+}
+
+export type WebhookDeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+
+/** One event on its way to one endpoint, with each attempt's outcome; kept 30 days after it was created. */
+export interface WebhookDeliveryRecord {
+  id: string;
+  orgId: string;
+  endpointId: string;
+  eventId: string;
+  event: WebhookEventName | 'ping';
+  /** When the event happened: the body's `createdAt`, the same in every redelivery. */
+  eventCreatedAt: string;
+  /** What the body is made from at each attempt (a job or a bulk job as it is then), or a ping. */
+  subject: { kind: 'job' | 'bulk' | 'ping'; id: string };
+  /** The whole body of a ping (nothing to read it from later). */
+  payload?: Record<string, unknown>;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  /** When the next attempt is due (PENDING); null once the delivery ended. */
+  nextAttemptAt: string | null;
+  /** The node attempting it now, until when (internal: a lapsed lease lets another node take it). */
+  lease: { owner: string; until: string } | null;
+  attemptsLog: WebhookAttemptRecord[];
+  createdAt: string;
+  updatedAt: string;
+  redeliveryOf: string | null;
+}

@@ -1,4 +1,5 @@
-// Deletes expired files (record and bytes), forgets finished jobs once their outputs are gone, expired idempotency keys, and full rate-limit buckets.
+// Deletes expired files (record and bytes), forgets finished jobs once their outputs are gone, expired idempotency keys,
+// webhook deliveries after 30 days, and full rate-limit buckets.
 import 'reflect-metadata';
 import { inject, injectable } from 'tsyringe';
 import { TOKENS } from './tokens.js';
@@ -8,6 +9,9 @@ import type { BlobStore } from './store/blob-store.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { RateLimiter } from './rate-limiter.js';
+
+/** Webhook deliveries and their attempt logs are kept this long after they were created. */
+const WEBHOOK_DELIVERY_RETENTION_MS = 30 * 24 * 3600 * 1000;
 
 @injectable()
 export class Sweeper {
@@ -45,6 +49,8 @@ export class Sweeper {
       }
       jobs = await this.store.deleteJobsFinishedBefore(new Date(now.getTime() - this.jobRetentionSeconds * 1000).toISOString());
       const keys = await this.store.deleteIdempotencyExpiredBy(now.toISOString());
+      const deliveries = await this.store.deleteWebhookDeliveriesBefore(new Date(now.getTime() - WEBHOOK_DELIVERY_RETENTION_MS).toISOString());
+      if (deliveries) this.log.info({ deliveries }, 'swept webhook deliveries older than 30 days');
       await this.limiter.prune();
       if (files || jobs || keys) this.log.info({ files, jobs, idempotencyKeys: keys }, 'swept expired files, jobs and idempotency keys');
     })();

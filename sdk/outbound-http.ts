@@ -39,17 +39,31 @@ function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
  * network error / timeout; any HTTP answer (3xx included: redirects are never followed) resolves with its status.
  */
 export async function postJson(policy: UrlPolicy, url: string, body: unknown, opts: PostJsonOptions): Promise<{ status: number }> {
-  const payload = Buffer.from(JSON.stringify(body) ?? 'null', 'utf8');
-  const { status } = await exchange(policy, url, {
+  const { status } = await postJsonText(policy, url, JSON.stringify(body) ?? 'null', opts);
+  return { status };
+}
+
+export interface PostJsonTextOptions extends PostJsonOptions {
+  /** The first bytes of the answer kept for the caller (default none). */
+  keepBytes?: number;
+}
+
+/**
+ * As postJson, for a body already serialised (a signature covers exactly these bytes); resolves with the status and
+ * the first `keepBytes` bytes of the answer.
+ */
+export async function postJsonText(policy: UrlPolicy, url: string, text: string, opts: PostJsonTextOptions): Promise<{ status: number; body: Buffer }> {
+  const payload = Buffer.from(text, 'utf8');
+  const { status, body } = await exchange(policy, url, {
     method: 'POST',
     headers: { ...opts.headers, 'Content-Type': 'application/json', 'Content-Length': String(payload.length) },
     payload,
     timeoutMs: opts.timeoutMs,
     subject: opts.subject,
-    keepBytes: 0,
+    keepBytes: opts.keepBytes ?? 0,
     readLimit: MAX_RESPONSE_BYTES,
   });
-  return { status };
+  return { status, body };
 }
 
 export interface PostForJsonOptions extends PostJsonOptions {

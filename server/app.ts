@@ -25,6 +25,7 @@ import { documentRoutes } from './routes/documents.js';
 import { bulkRoutes } from './routes/bulk.js';
 import { templateRoutes } from './routes/templates.js';
 import { blockRoutes } from './routes/blocks.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -137,6 +138,7 @@ export function createServer(quire: Quire): QuireServer {
     ...bulkRoutes(),
     ...templateRoutes(),
     ...blockRoutes(),
+    ...webhookEndpointRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];

@@ -41,6 +41,8 @@ import { BlockService } from '../services/block-service.js';
 import { BlockInsertion } from '../services/block-insertion.js';
 import { CatalogPreviews } from '../services/catalog-previews.js';
 import { TableFileReader } from '../services/table-file-reader.js';
+import { WebhookDispatcher } from '../services/webhook-dispatcher.js';
+import { WebhookEndpoints } from '../services/webhook-endpoints.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
 
 export interface QuireOptions {
@@ -61,6 +63,7 @@ export interface Services {
   templates: TemplateService;
   blocks: BlockService;
   tables: TableFileReader;
+  webhooks: WebhookEndpoints;
 }
 
 /** A started Quire: the container, the kernel and the services, and how to stop them all. */
@@ -143,7 +146,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews, WebhookEndpoints, WebhookDispatcher]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
     // Built before the first job can finish: they subscribe to the event bus when they are made.
@@ -153,7 +156,10 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     await kernel.start();
     // Bulk jobs whose items all ended while the server was down finish now (their items were recovered above).
     await bulk.recover();
-    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService), blocks: c.resolve(BlockService) };
+    // Organizations' webhook endpoints: deliveries queued before a restart (and retries) go out from here on.
+    const dispatcher = c.resolve(WebhookDispatcher);
+    dispatcher.start();
+    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService), blocks: c.resolve(BlockService), webhooks: c.resolve(WebhookEndpoints) };
     return {
       container: c,
       kernel,
@@ -162,6 +168,8 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
       log,
       rateLimiter,
       async stop(graceMs?: number): Promise<boolean> {
+        // Before the kernel closes the store: attempts under way settle (bounded); what is left stays PENDING for the next start.
+        await dispatcher.stop();
         const drained = await kernel.stop(graceMs);
         await markdown.close();
         await tables.close();

@@ -62,7 +62,7 @@ export class BulkService {
     @inject(JobNotifier) private readonly notifier: JobNotifier,
     @inject(JobWaiter) private readonly waiter: JobWaiter,
     @inject(DownloadLinks) private readonly links: DownloadLinks,
-    @inject(TOKENS.Events) events: EventBus,
+    @inject(TOKENS.Events) private readonly events: EventBus,
   ) {
     events.on('job.finished', (job) => {
       if (job.bulk) void this.#settle(job.orgId, job.bulk.id);
@@ -226,6 +226,8 @@ export class BulkService {
           error: done.length ? null : `No item rendered; the first failure: ${items.find((i) => i.error)?.error ?? 'unknown'}`,
         },
         zip,
+        // The organization's webhook endpoints get the bulk job's event (not one per item), queued in this write.
+        { id: randomUUID(), event: done.length ? 'job.completed' : 'job.failed', createdAt: now },
       );
     } catch (err) {
       // Nodes sharing a database may both see the last item end: the one that wrote second keeps nothing of its own.
@@ -237,6 +239,7 @@ export class BulkService {
     }
     this.log.info({ bulkJobId: bulk.id, completed: finished.completedItems, failed: finished.failedItems }, 'bulk render finished');
     this.waiter.wake(bulk.id);
+    this.events.emit('webhooks.queued');
     this.#notify(finished);
   }
 

@@ -230,11 +230,11 @@ function documentView(doc: DocumentRecord): DocumentView {
   return { ...summaryView(doc), config: doc.config };
 }
 
-function encodeCursor(key: PageKey): string {
+export function encodeCursor(key: PageKey): string {
   return Buffer.from(`${key.createdAt}|${key.id}`, 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string): PageKey {
+export function decodeCursor(cursor: string): PageKey {
   const [createdAt, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   if (!createdAt || !id || Number.isNaN(Date.parse(createdAt))) {
     throw new HttpError('VALIDATION_FAILED', 'cursor is not a cursor this list gave; pass the nextCursor of the previous page unchanged.', [{ path: 'query.cursor', message: 'is not a cursor of this list', code: 'INVALID_FIELD' }]);

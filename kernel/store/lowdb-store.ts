@@ -8,11 +8,14 @@ import { Journal, fsyncDir } from './journal.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
 import { KeyedMutex } from '../keyed-mutex.js';
 import { beginKey, expiredKeyChanges, jobByKey, ownedKeyChange } from './idempotency-state.js';
-import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
+import { EmbeddedWebhooks } from './webhook-state.js';
+import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from './store.js';
+import type { WebhookAttemptOutcome, WebhookEndpointChange } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../model.js';
 
 export interface LowdbStoreOptions {
   /** Rewrite the snapshot and empty the journal once it holds this many lines (default 20,000) ... */
@@ -33,6 +36,7 @@ export class LowdbStore implements Store {
   readonly #journal: Journal<StoreOp>;
   #state = new StoreState(null);
   readonly #bootstrap = new KeyedMutex();
+  readonly #webhooks = new EmbeddedWebhooks(() => this.#data, (...changes) => this.#commit(...changes));
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.#dataDir = dataDir;
@@ -237,13 +241,14 @@ export class LowdbStore implements Store {
     return { job: jobCopy(job), durable };
   }
 
-  async finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord> {
+  async finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord, event?: WebhookEvent): Promise<JobRecord> {
     const job = this.#requireJob(id);
     if (job.status === 'COMPLETED' || job.status === 'FAILED') {
       throw new Error(`Job ${id} is already ${job.status}; a finished job never moves again.`);
     }
-    // One journal line: the output file, the state change and the charge are durable together or not at all.
-    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('jobs', id, jobPatch(patch)), ...(charge ? this.#ledgerOps(charge) : []));
+    // One journal line: the output file, the state change, the charge and the event's deliveries are durable together or not at all.
+    const hooks = this.#webhooks.fanOut(job.orgId, event, { kind: 'job', id });
+    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('jobs', id, jobPatch(patch)), ...(charge ? this.#ledgerOps(charge) : []), ...hooks);
     const copy = jobCopy(job);
     await durable;
     return copy;
@@ -468,11 +473,12 @@ export class LowdbStore implements Store {
       .map((b) => structuredClone(b));
   }
 
-  async finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord> {
+  async finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord, event?: WebhookEvent): Promise<BulkJobRecord> {
     const b = Object.hasOwn(this.#data.bulkJobs, id) ? this.#data.bulkJobs[id] : undefined;
     if (!b) throw new Error(`Bulk job ${id} does not exist.`);
     if (b.status === 'COMPLETED' || b.status === 'FAILED') throw new Error(`Bulk job ${id} is already ${b.status}; a finished job never moves again.`);
-    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('bulkJobs', id, structuredClone(patch)));
+    const hooks = this.#webhooks.fanOut(b.orgId, event, { kind: 'bulk', id });
+    const durable = this.#commit(...(output ? [ops.put('files', { ...output })] : []), ops.patch('bulkJobs', id, structuredClone(patch)), ...hooks);
     const copy = structuredClone(b);
     await durable;
     return copy;
@@ -511,6 +517,52 @@ export class LowdbStore implements Store {
 
   async findJobByIdempotencyKey(orgId: string, key: string): Promise<IdempotentJob | undefined> {
     return jobByKey(this.#data, orgId, key);
+  }
+
+  // Webhook endpoints and deliveries: EmbeddedWebhooks (webhook-state.ts) over the same state and journal.
+
+  createWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void> {
+    return this.#webhooks.createEndpoint(endpoint);
+  }
+
+  async getWebhookEndpoint(orgId: string, id: string): Promise<WebhookEndpointRecord | undefined> {
+    return this.#webhooks.getEndpoint(orgId, id);
+  }
+
+  async listWebhookEndpoints(orgId: string, limit: number, after?: PageKey): Promise<WebhookEndpointRecord[]> {
+    return this.#webhooks.listEndpoints(orgId, limit, after);
+  }
+
+  updateWebhookEndpoint(orgId: string, id: string, change: (current: WebhookEndpointRecord) => WebhookEndpointChange, at: string, expectedVersion?: number): Promise<WebhookEndpointRecord | 'conflict' | undefined> {
+    return this.#webhooks.updateEndpoint(orgId, id, change, at, expectedVersion);
+  }
+
+  deleteWebhookEndpoint(orgId: string, id: string): Promise<boolean> {
+    return this.#webhooks.deleteEndpoint(orgId, id);
+  }
+
+  createWebhookDelivery(delivery: WebhookDeliveryRecord): Promise<void> {
+    return this.#webhooks.createDelivery(delivery);
+  }
+
+  async getWebhookDelivery(orgId: string, id: string): Promise<WebhookDeliveryRecord | undefined> {
+    return this.#webhooks.getDelivery(orgId, id);
+  }
+
+  async listWebhookDeliveries(orgId: string, endpointId: string, limit: number, after?: PageKey): Promise<WebhookDeliveryRecord[]> {
+    return this.#webhooks.listDeliveries(orgId, endpointId, limit, after);
+  }
+
+  async claimWebhookDeliveries(now: string, lease: JobLease, limit: number): Promise<WebhookDeliveryRecord[]> {
+    return this.#webhooks.claim(now, lease, limit);
+  }
+
+  recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome): Promise<WebhookDeliveryRecord | undefined> {
+    return this.#webhooks.recordAttempt(id, owner, outcome);
+  }
+
+  deleteWebhookDeliveriesBefore(instant: string): Promise<number> {
+    return this.#webhooks.deleteDeliveriesBefore(instant);
   }
 
   /** A record of the collection that belongs to the organization (own keys only: an id is never a prototype's). */

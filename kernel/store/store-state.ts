@@ -3,6 +3,7 @@ import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, Res
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, LedgerEntry, Organization } from '../model.js';
 import type { IdempotencyRecord } from './store.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../model.js';
 
 /** The snapshot document (`quire.json`). A new collection is one line here and one in `emptyData`. */
 export interface Data {
@@ -23,9 +24,11 @@ export interface Data {
   templates: Record<string, TemplateRecord>;
   blocks: Record<string, BlockRecord>;
   idempotencyKeys: Record<string, IdempotencyRecord>;
+  webhookEndpoints: Record<string, WebhookEndpointRecord>;
+  webhookDeliveries: Record<string, WebhookDeliveryRecord>;
 }
 
-export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {}, idempotencyKeys: {} });
+export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {}, webhookEndpoints: {}, webhookDeliveries: {}, idempotencyKeys: {} });
 
 /** Collections keyed by id, and append-only lists; derived from `Data` so the two never drift. */
 export type RecordCollection = { [K in keyof Data]: Data[K] extends unknown[] ? never : Data[K] extends Record<string, { id: string }> ? K : never }[keyof Data];

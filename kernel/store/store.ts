@@ -2,6 +2,7 @@
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
+import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../model.js';
 
 export interface Store {
   init(): Promise<void>;
@@ -63,9 +64,10 @@ export interface Store {
   /**
    * Moves a job to a final state; when `charge` is given, the ledger entry and the balance change
    * are written in the same write as the state change, so a job is never charged twice.
-   * `output`, the record of the job's output file, is written in that same write too.
+   * `output`, the record of the job's output file, is written in that same write too, and so is, with `event`, one
+   * PENDING delivery of it per enabled endpoint of the job's organization whose filter matches (webhook endpoints).
    */
-  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord>;
+  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord, event?: WebhookEvent): Promise<JobRecord>;
   listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]>;
   /** Sum of the estimates of the organization's unfinished jobs (credits already promised). */
   outstandingEstimate(orgId: string): Promise<number>;
@@ -141,8 +143,8 @@ export interface Store {
   admitBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], check: CreditCheck): Promise<Admission>;
   getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined>;
   listUnfinishedBulkJobs(): Promise<BulkJobRecord[]>;
-  /** Moves a bulk job to its final state, with the record of its ZIP (if any) in the same write. */
-  finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord>;
+  /** Moves a bulk job to its final state, with the record of its ZIP (if any) and the deliveries of `event` (as finishJob) in the same write. */
+  finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord, event?: WebhookEvent): Promise<BulkJobRecord>;
 
   // Idempotency keys (docs/idempotency.md): one record per organization and key, shared by every server on the store.
   /**
@@ -162,6 +164,52 @@ export interface Store {
   deleteIdempotencyExpiredBy(instant: string): Promise<number>;
   /** The job or bulk job of the organization that was admitted with the key (its `idempotencyKey`), bulk jobs first. */
   findJobByIdempotencyKey(orgId: string, key: string): Promise<IdempotentJob | undefined>;
+
+  // Webhook endpoints of organizations and their deliveries (docs/webhooks.md).
+  createWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void>;
+  /** Scoped to the organization: another organization's endpoint is undefined. */
+  getWebhookEndpoint(orgId: string, id: string): Promise<WebhookEndpointRecord | undefined>;
+  /** The organization's endpoints, newest first, after the one `after` names, at most `limit`. */
+  listWebhookEndpoints(orgId: string, limit: number, after?: PageKey): Promise<WebhookEndpointRecord[]>;
+  /**
+   * Calls `change` with the stored endpoint and writes what it returns, with `version` + 1 and `updatedAt: at`, with
+   * nothing in between. 'conflict' when `expectedVersion` is not the stored version; undefined when unknown.
+   */
+  updateWebhookEndpoint(orgId: string, id: string, change: (current: WebhookEndpointRecord) => WebhookEndpointChange, at: string, expectedVersion?: number): Promise<WebhookEndpointRecord | 'conflict' | undefined>;
+  /** Deletes the endpoint and, in the same write, its deliveries. False when unknown or another organization's. */
+  deleteWebhookEndpoint(orgId: string, id: string): Promise<boolean>;
+  /** A delivery queued outside a job's finish (a ping, a redelivery). */
+  createWebhookDelivery(delivery: WebhookDeliveryRecord): Promise<void>;
+  getWebhookDelivery(orgId: string, id: string): Promise<WebhookDeliveryRecord | undefined>;
+  /** The endpoint's deliveries, newest first, after the one `after` names, at most `limit`. */
+  listWebhookDeliveries(orgId: string, endpointId: string, limit: number, after?: PageKey): Promise<WebhookDeliveryRecord[]>;
+  /**
+   * Takes up to `limit` PENDING deliveries due by `now` that no lease holds (or whose lease lapsed), oldest due first,
+   * and leases them to `lease.owner` for `lease.ms`: of two nodes claiming at once, each delivery goes to one.
+   */
+  claimWebhookDeliveries(now: string, lease: JobLease, limit: number): Promise<WebhookDeliveryRecord[]>;
+  /**
+   * Writes an attempt's outcome (the delivery's new state, its lease released) and the endpoint's health in one write,
+   * if `owner` still holds the delivery's lease; undefined otherwise (the lease lapsed and another node took it, or the
+   * delivery went with its endpoint).
+   */
+  recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome): Promise<WebhookDeliveryRecord | undefined>;
+  /** Deletes deliveries created before `instant` (with their logs); returns how many. */
+  deleteWebhookDeliveriesBefore(instant: string): Promise<number>;
+}
+
+/** The fields of a webhook endpoint a change may replace. */
+export type WebhookEndpointChange = Partial<Pick<WebhookEndpointRecord, 'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'secrets' | 'failingSince'>>;
+
+/** What an attempt changed: the delivery (status, attempts, nextAttemptAt, its log entry) and the endpoint's health. */
+export interface WebhookAttemptOutcome {
+  patch: Pick<WebhookDeliveryRecord, 'status' | 'attempts' | 'nextAttemptAt' | 'updatedAt'>;
+  entry: WebhookAttemptRecord;
+  /**
+   * The endpoint's health after it: a success clears `failingSince`; a failure sets it when unset, and disables the
+   * endpoint with `reason` once it has failed for `disableAfterMs` (the delivery then ends FAILED). Absent: unchanged.
+   */
+  health?: { ok: true } | { ok: false; disableAfterMs: number; reason: string };
 }
 
 /** Who asks for an idempotency key and when; the lease and the expiry of a new record. */

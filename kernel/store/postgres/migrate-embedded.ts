@@ -27,6 +27,8 @@ const COLLECTIONS = [
   ['documents', 'documents'],
   ['templates', 'templates'],
   ['blocks', 'blocks'],
+  ['webhookEndpoints', 'webhook_endpoints'],
+  ['webhookDeliveries', 'webhook_deliveries'],
 ] as const satisfies ReadonlyArray<readonly [keyof Data, Table]>;
 
 const BLOB_ID = /^[0-9a-f-]{36}$/;

@@ -5,6 +5,7 @@ import { RATE_BUCKETS_SQL } from './pg-rate-limiter.js';
 import { JOB_LEASES_SQL } from './pg-job-queue.js';
 import { ADMISSION_SQL, HOT_COLUMNS_SQL } from './pg-jobs.js';
 import { IDEMPOTENCY_SQL } from './pg-idempotency.js';
+import { WEBHOOKS_SQL } from './pg-webhooks.js';
 
 export interface Migration {
   version: number;
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: '0004_job_leases', sql: JOB_LEASES_SQL },
   { version: 5, name: '0005_hot_columns', sql: HOT_COLUMNS_SQL },
   { version: 6, name: '0006_admission', sql: ADMISSION_SQL },
+  { version: 7, name: '0007_webhooks', sql: WEBHOOKS_SQL },
   { version: 8, name: '0008_idempotency', sql: IDEMPOTENCY_SQL },
 ];
 

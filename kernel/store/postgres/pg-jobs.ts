@@ -3,7 +3,8 @@
 // no row lock is held while this process waits for an answer.
 import type pg from 'pg';
 import { copy, prepared, put, readAll } from './pg-rows.js';
-import type { BulkJobRecord, FileRecord, JobRecord, LedgerEntry } from '../../model.js';
+import { fanOutSql } from './pg-webhooks.js';
+import type { BulkJobRecord, FileRecord, JobRecord, LedgerEntry, WebhookEvent } from '../../model.js';
 import type { Admission, ClaimPatch, CreditCheck, JobLease } from '../store.js';
 
 /** Channel of admitted jobs: the payload is `{ id, pluginId, orgId }` as JSON (sent in the admitting statement). */
@@ -156,8 +157,9 @@ export async function claimJob(pool: pg.Pool, id: string, patch: ClaimPatch, lea
   }
 }
 
-// The job, its output file and the charge in one statement (one transaction): a file or a charge is written only
-// when the job's row is the version that was read, and the organization's row is locked only while PostgreSQL runs it.
+// The job, its output file, the charge and its event's webhook deliveries in one statement (one transaction): a file, a
+// charge or a delivery is written only when the job's row is the version that was read, and the organization's row is
+// locked only while PostgreSQL runs it. Without an event ($15 null) the fan-out reads nothing.
 // The ledger entry's text is completed with the balance after the charge (`$13` ends with `"balanceAfter":`); a
 // charge to an organization that does not exist leaves it null, which the NOT NULL of `data` refuses, and the whole
 // statement is undone.
@@ -174,6 +176,8 @@ WITH job AS (
 ), entry AS (
   INSERT INTO ledger (id, org_id, created_at, data)
   SELECT $12, $11, $14, ($13 || org.balance::text || '}')::json FROM job LEFT JOIN org ON true WHERE $12::text IS NOT NULL
+), hooks AS (
+  ${fanOutSql({ eventId: '$15', event: '$16', at: '$17', orgId: '$18', subjectId: '$1' }, 'job', 'job')}
 )
 SELECT pg_notify('${FINISHED_CHANNEL}', job.id) FROM job`;
 
@@ -183,7 +187,7 @@ const NOT_NULL_VIOLATION = '23502';
  * COMPLETED or FAILED with the output file and the charge, committed together; throws when the job is unknown or
  * already finished (a finished job never moves again). A row changed since the read (a lease renewal) is read again.
  */
-export async function finishJob(pool: pg.Pool, id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord, known?: KnownJob): Promise<JobRecord> {
+export async function finishJob(pool: pg.Pool, id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord, known?: KnownJob, event?: WebhookEvent): Promise<JobRecord> {
   const entry = charge && JSON.stringify(copy(charge));
   const entryHead = entry && `${entry.slice(0, -1)}${entry === '{}' ? '' : ','}"balanceAfter":`;
   // The version this process wrote last (its claim) is tried first: unless a renewal or a check changed the row since,
@@ -197,6 +201,7 @@ export async function finishJob(pool: pg.Pool, id: string, patch: Partial<JobRec
       id, read.version, updated.status, updated.completedAt || null, JSON.stringify(updated),
       output?.id ?? null, output?.orgId ?? null, output?.expiresAt ?? null, output ? JSON.stringify(output) : null,
       charge?.amount ?? 0, charge?.orgId ?? null, charge?.id ?? null, entryHead, charge?.createdAt ?? null,
+      event?.id ?? null, event?.event ?? null, event?.createdAt ?? null, updated.orgId,
     ]).catch((err: Error & { code?: string; table?: string }) => {
       if (err.code === NOT_NULL_VIOLATION && err.table === 'ledger') throw new Error(`Organization ${charge!.orgId} does not exist.`);
       throw err;

@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import type { AssetRecord, BlockRecord, BulkJobRecord, DocumentRecord, TemplateRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, Organization, ResourceTokenRecord, StylePresetRecord } from '../../model.js';
-import type { IntegrationClient } from '../../model.js';
+import type { IntegrationClient, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../model.js';
 
 export type Db = pg.Pool | pg.PoolClient;
 
@@ -29,6 +29,9 @@ const TABLES = {
   blocks: spec<BlockRecord>(['org_id', 'created_at'], (b) => [b.orgId, b.createdAt]),
   assets: spec<AssetRecord>(['org_id', 'source_image_id'], (a) => [a.orgId, a.sourceImageId ?? null]),
   bulk_jobs: spec<BulkJobRecord>(['org_id', 'status', 'completed_at'], (b) => [b.orgId, b.status, b.completedAt || null]),
+  webhook_endpoints: spec<WebhookEndpointRecord>(['org_id', 'enabled', 'events', 'created_at'], (e) => [e.orgId, e.enabled, e.events, e.createdAt]),
+  // A delivery's lease is in its own columns (lease_owner, lease_until), written by claims and attempts only.
+  webhook_deliveries: spec<WebhookDeliveryRecord>(['org_id', 'endpoint_id', 'status', 'next_attempt_at', 'created_at'], (d) => [d.orgId, d.endpointId, d.status, d.nextAttemptAt, d.createdAt]),
 };
 
 export type Tables = typeof TABLES;

@@ -1,14 +1,17 @@
 // The PostgreSQL metadata store (QUIRE_DATABASE_URL): the Store interface over a pg pool, with the embedded store's semantics.
-// Longer than 400 lines: one class implements the whole Store interface over one pool; each area's SQL lives in its own file (pg-jobs, pg-workspace, pg-idempotency) and is one call here.
+// Longer than 400 lines: one class implements the whole Store interface over one pool, one short method per operation; each area's SQL lives in its own file (pg-jobs, pg-workspace, pg-idempotency, pg-webhooks).
 import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
 import { KeyCache } from './pg-key-cache.js';
+import { fanOutBulk, PgWebhooks } from './pg-webhooks.js';
 import { addLedger, admitJob, checkCredit, claimJob, creditState, finishJob, FINISHED_CHANNEL, outstandingEstimate, readOrganizations, stageBulk, stageJob, type KnownJob } from './pg-jobs.js';
 import { copy, databaseName, listOwn, prepared, put, readAll, readOne, readOwn, transaction, type Db, type RecordOf } from './pg-rows.js';
 import * as idempotency from './pg-idempotency.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from '../store.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
+import type { WebhookAttemptOutcome, WebhookEndpointChange } from '../store.js';
+import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../../model.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
@@ -30,6 +33,7 @@ const isFinished = (status: JobStatus) => status === 'COMPLETED' || status === '
 export class PgStore implements Store {
   readonly #pool: pg.Pool;
   readonly #workspace: PgWorkspace;
+  readonly #webhooks: PgWebhooks;
   readonly #url: string;
   /** Unfinished jobs as this process last wrote them (admitted or claimed here), with the row version of that write. */
   readonly #known = new Map<string, KnownJob>();
@@ -42,6 +46,7 @@ export class PgStore implements Store {
     // An idle connection the server closed is discarded by the pool; without a listener its error would end the process.
     this.#pool.on('error', () => undefined);
     this.#workspace = new PgWorkspace(this.#pool);
+    this.#webhooks = new PgWebhooks(this.#pool);
   }
 
   async init(): Promise<void> {
@@ -225,11 +230,11 @@ export class PgStore implements Store {
     if (this.#known.size > JOBS_REMEMBERED) this.#known.delete(this.#known.keys().next().value!);
   }
 
-  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord): Promise<JobRecord> {
-    // One statement: the output file, the state change and the charge are committed together or not at all.
+  finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord, event?: WebhookEvent): Promise<JobRecord> {
+    // One statement: the output file, the state change, the charge and the event's deliveries are committed together or not at all.
     const known = this.#known.get(id);
     this.#known.delete(id);
-    return finishJob(this.#pool, id, jobPatch(patch), charge, output, known);
+    return finishJob(this.#pool, id, jobPatch(patch), charge, output, known, event);
   }
 
   async listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]> {
@@ -376,7 +381,7 @@ export class PgStore implements Store {
     return readAll(this.#pool, "SELECT data FROM bulk_jobs WHERE status IN ('PENDING', 'PROCESSING') ORDER BY seq");
   }
 
-  finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord): Promise<BulkJobRecord> {
+  finishBulkJob(id: string, patch: Partial<BulkJobRecord>, output?: FileRecord, event?: WebhookEvent): Promise<BulkJobRecord> {
     return transaction(this.#pool, async (tx) => {
       const b = await readOne(tx, 'bulk_jobs', id, true);
       if (!b) throw new Error(`Bulk job ${id} does not exist.`);
@@ -384,6 +389,7 @@ export class PgStore implements Store {
       const updated = { ...b, ...copy(patch) };
       if (output) await put(tx, 'files', copy(output));
       await put(tx, 'bulk_jobs', updated);
+      await fanOutBulk(tx, b.orgId, id, event);
       await tx.query('SELECT pg_notify($1, $2)', [FINISHED_CHANNEL, id]);
       return updated;
     });
@@ -411,6 +417,50 @@ export class PgStore implements Store {
 
   findJobByIdempotencyKey(orgId: string, key: string): Promise<IdempotentJob | undefined> {
     return idempotency.findJobByIdempotencyKey(this.#pool, orgId, key);
+  }
+
+  createWebhookEndpoint(endpoint: WebhookEndpointRecord): Promise<void> {
+    return this.#webhooks.createEndpoint(endpoint);
+  }
+
+  getWebhookEndpoint(orgId: string, id: string): Promise<WebhookEndpointRecord | undefined> {
+    return this.#webhooks.getEndpoint(orgId, id);
+  }
+
+  listWebhookEndpoints(orgId: string, limit: number, after?: PageKey): Promise<WebhookEndpointRecord[]> {
+    return this.#webhooks.listEndpoints(orgId, limit, after);
+  }
+
+  updateWebhookEndpoint(orgId: string, id: string, change: (current: WebhookEndpointRecord) => WebhookEndpointChange, at: string, expectedVersion?: number): Promise<WebhookEndpointRecord | 'conflict' | undefined> {
+    return this.#webhooks.updateEndpoint(orgId, id, change, at, expectedVersion);
+  }
+
+  deleteWebhookEndpoint(orgId: string, id: string): Promise<boolean> {
+    return this.#webhooks.deleteEndpoint(orgId, id);
+  }
+
+  createWebhookDelivery(delivery: WebhookDeliveryRecord): Promise<void> {
+    return this.#webhooks.createDelivery(delivery);
+  }
+
+  getWebhookDelivery(orgId: string, id: string): Promise<WebhookDeliveryRecord | undefined> {
+    return this.#webhooks.getDelivery(orgId, id);
+  }
+
+  listWebhookDeliveries(orgId: string, endpointId: string, limit: number, after?: PageKey): Promise<WebhookDeliveryRecord[]> {
+    return this.#webhooks.listDeliveries(orgId, endpointId, limit, after);
+  }
+
+  claimWebhookDeliveries(now: string, lease: JobLease, limit: number): Promise<WebhookDeliveryRecord[]> {
+    return this.#webhooks.claim(now, lease, limit);
+  }
+
+  recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome): Promise<WebhookDeliveryRecord | undefined> {
+    return this.#webhooks.recordAttempt(id, owner, outcome);
+  }
+
+  deleteWebhookDeliveriesBefore(instant: string): Promise<number> {
+    return this.#webhooks.deleteDeliveriesBefore(instant);
   }
 }
 
