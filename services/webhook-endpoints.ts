@@ -158,13 +158,16 @@ export class WebhookEndpoints {
     return ep;
   }
 
-  /** https (unless private networks are allowed, for development), then the outbound URL policy with DNS. */
+  /**
+   * https (unless private networks are allowed, for development), then the outbound URL policy with DNS. A name that
+   * does not resolve (yet) is accepted: every delivery checks the URL again, and its log says why it could not go.
+   */
   async #checkUrl(url: string): Promise<void> {
     const syntax = this.policy.checkSyntax(url, 'url');
     if (!syntax.allowed) throw fieldError('url', syntax.reason, `url is refused by the outbound URL policy: ${syntax.reason}.`);
     if (syntax.url.protocol !== 'https:' && !this.config.allowPrivateNetwork) throw fieldError('url', 'must use https', 'url must use https: deliveries carry signed events.');
     const decision = await this.policy.check(url, 'url');
-    if (!decision.allowed) throw fieldError('url', decision.reason, `url is refused by the outbound URL policy: ${decision.reason}.`);
+    if (!decision.allowed && !decision.unresolved) throw fieldError('url', decision.reason, `url is refused by the outbound URL policy: ${decision.reason}.`);
   }
 }
 

@@ -1,5 +1,5 @@
-// A loopback webhook receiver for tests: records every call (method, URL, headers, parsed JSON body) and answers
-// with a fixed status; and `until`, a bounded wait for what it received.
+// A loopback webhook receiver for tests: records every call (method, URL, headers, the raw and the parsed JSON body)
+// and answers with a fixed status, or one chosen per call; and `until`, a bounded wait for what it received.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -8,6 +8,8 @@ export interface ReceivedCall {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: any;
+  /** The body exactly as received (signatures cover these bytes). */
+  raw: string;
 }
 
 export interface WebhookReceiver {
@@ -18,15 +20,19 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** Listens on a free loopback port; every request is answered `status` once its body has arrived. */
-export function receiver(status = 200): Promise<WebhookReceiver> {
+/**
+ * Listens on a free loopback port; every request is answered `status` once its body has arrived (a function gets the
+ * call's number, from 0).
+ */
+export function receiver(status: number | ((call: number) => number) = 200): Promise<WebhookReceiver> {
   const calls: ReceivedCall[] = [];
   const server = http.createServer((req, res) => {
     let text = '';
+    req.setEncoding('utf8');
     req.on('data', (d) => (text += d));
     req.on('end', () => {
-      calls.push({ method: req.method!, url: req.url!, headers: req.headers, body: text ? JSON.parse(text) : null });
-      res.statusCode = status;
+      res.statusCode = typeof status === 'number' ? status : status(calls.length);
+      calls.push({ method: req.method!, url: req.url!, headers: req.headers, body: text ? JSON.parse(text) : null, raw: text });
       res.end('ok');
     });
   });
