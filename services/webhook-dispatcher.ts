@@ -55,6 +55,7 @@ export class WebhookDispatcher {
   readonly #owner = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
   readonly #running = new Set<Promise<void>>();
   #timer: NodeJS.Timeout | null = null;
+  readonly #timers = new Set<NodeJS.Timeout>();
   #stopped = true;
   #tick: Promise<void> | null = null;
   #again = false;
@@ -109,11 +110,23 @@ export class WebhookDispatcher {
     this.events.off('webhooks.queued', this.#onQueued);
     this.events.off('job.finished', this.#onFinished);
     if (this.#timer) clearInterval(this.#timer);
+    for (const t of this.#timers) clearTimeout(t);
     await this.#tick;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((r) => (timer = setTimeout(r, graceMs)));
     await Promise.race([Promise.allSettled([...this.#running]), timeout]);
     clearTimeout(timer);
+  }
+
+  #wakeAt(instant: number): void {
+    const ms = instant - this.clock.now().getTime();
+    if (ms >= POLL_MS) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      this.wake();
+    }, Math.max(0, ms) + 5);
+    timer.unref();
+    this.#timers.add(timer);
   }
 
   async #claim(): Promise<void> {
@@ -151,6 +164,8 @@ export class WebhookDispatcher {
       entry: { attempt, at: at.toISOString(), ...sent },
       health: ok ? { ok: true } : { ok: false, disableAfterMs: this.config.webhookDisableAfterMs, reason: sent.error ?? 'unknown' },
     });
+    // A retry due before the next poll is looked for when it is due, not up to a poll later.
+    if (recorded?.status === 'PENDING' && next) this.#wakeAt(Date.parse(next));
     this.log.info({ deliveryId: d.id, endpointId: d.endpointId, eventId: d.eventId, event: d.event, attempt, target: originOf(endpoint.url), status: sent.status, error: sent.error, durationMs: sent.durationMs, outcome: recorded?.status }, 'webhook endpoint delivery');
   }
 

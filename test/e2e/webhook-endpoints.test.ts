@@ -46,6 +46,7 @@ test.before(async () => {
 });
 
 test.after(async () => {
+  (await import('node:fs')).writeFileSync('/tmp/wh-dev.log', dev?.logs() ?? '');
   for (const r of receivers) await r.close();
   await dev?.stop();
   await prod?.stop();

@@ -7,6 +7,7 @@ import { defineIdempotencyConformance } from './store-conformance-idempotency.js
 import { defineJobConformance } from './store-conformance-jobs.js';
 import type { OpenStore } from './store-conformance-records.js';
 import { defineWorkspaceConformance } from './store-conformance-workspace.js';
+import { defineWebhookConformance } from './store-conformance-webhooks.js';
 
 export type { OpenedStore, OpenStore } from './store-conformance-records.js';
 
@@ -22,4 +23,5 @@ export function defineStoreConformance(suiteName: string, open: OpenStore): void
   defineConcurrencyConformance(suiteName, open);
   defineDurabilityConformance(suiteName, open);
   defineIdempotencyConformance(suiteName, open);
+  defineWebhookConformance(suiteName, open);
 }

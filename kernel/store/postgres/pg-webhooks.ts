@@ -42,7 +42,7 @@ export interface FanOutParams {
  */
 export function fanOutSql(p: FanOutParams, kind: 'job' | 'bulk', gate: string): string {
   return `INSERT INTO webhook_deliveries (id, org_id, endpoint_id, status, next_attempt_at, created_at, data)
-  SELECT e.did, e.org_id, e.id, 'PENDING', ${p.at}::timestamptz, ${p.at}::timestamptz, json_build_object(
+  SELECT e.did, e.org_id, e.id, 'PENDING', ${p.at}::text::timestamptz, ${p.at}::text::timestamptz, json_build_object(
     'id', e.did, 'orgId', e.org_id, 'endpointId', e.id, 'eventId', ${p.eventId}::text, 'event', ${p.event}::text, 'eventCreatedAt', ${p.at}::text,
     'subject', json_build_object('kind', '${kind}', 'id', ${p.subjectId}::text), 'status', 'PENDING', 'attempts', 0, 'nextAttemptAt', ${p.at}::text,
     'lease', NULL, 'attemptsLog', '[]'::json, 'createdAt', ${p.at}::text, 'updatedAt', ${p.at}::text, 'redeliveryOf', NULL)
