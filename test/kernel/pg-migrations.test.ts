@@ -6,7 +6,7 @@ import { migrate, MIGRATIONS } from '../../kernel/store/postgres/migrations.js';
 import { PgStore } from '../../kernel/store/postgres/pg-store.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
 
-const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'idempotency_keys', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'rate_buckets', 'resource_tokens', 'style_presets', 'templates'];
+const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'idempotency_keys', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'rate_buckets', 'resource_tokens', 'style_presets', 'templates', 'webhook_deliveries', 'webhook_endpoints'];
 
 let cluster: ThrowawayPostgres;
 const pools: pg.Pool[] = [];
@@ -71,6 +71,22 @@ test('a database at any earlier version is brought to the newest, keeping its ro
     assert.equal(await tables(pool), TABLES);
     assert.equal((await pool.query('SELECT id FROM organizations')).rows, [{ id: 'org-1' }]);
   }
+});
+
+test('version 7 (0007_webhooks) adds the webhook tables, with the index on org_id that a job\'s finish reads', async () => {
+  const db = await emptyDatabase();
+  const pool = db.pool();
+  await migrate(pool, MIGRATIONS.filter((m) => m.version <= 7));
+  assert.equal((await versions(pool)).slice(-1), [{ version: 7, name: '0007_webhooks' }]);
+  const { rows } = await pool.query<{ indexname: string; indexdef: string }>("SELECT indexname, indexdef FROM pg_indexes WHERE tablename LIKE 'webhook_%' ORDER BY indexname");
+  const defs = Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef]));
+  assert.match(defs.webhook_endpoints_org ?? '', '(org_id)');
+  assert.match(defs.webhook_deliveries_due ?? '', "WHERE (status = 'PENDING'::text)");
+  // An organization without endpoints: the fan-out's read of webhook_endpoints is one probe of that index.
+  await pool.query("INSERT INTO webhook_endpoints (id, org_id, enabled, events, created_at, data) SELECT 'e' || g, 'org-' || g, true, '{}', now(), '{}' FROM generate_series(1, 2000) g");
+  await pool.query('ANALYZE webhook_endpoints');
+  const plan = (await pool.query("EXPLAIN SELECT id FROM webhook_endpoints WHERE org_id = 'org-none' AND enabled")).rows.map((r) => Object.values(r)[0]).join('\n');
+  assert.match(plan, 'webhook_endpoints_org');
 });
 
 test('migration 0008 lets a job admitted with an Idempotency-Key before it be found by that key, through its index', async () => {
