@@ -1,6 +1,7 @@
 // `npm run admin -- migrate-to-postgres --from <data dir>`: a data dir filled by a real embedded server (a document
-// with an uploaded image, a rendered PDF) is copied into PostgreSQL, and a server on the database answers the same
-// document, image and rendered file byte for byte, and replays the answer stored for an Idempotency-Key. The copy refuses a data dir in use and a database already in use.
+// with an uploaded image, a rendered PDF, a webhook endpoint and its deliveries) is copied into PostgreSQL, and a server
+// on the database answers the same document, image, rendered file and endpoint byte for byte, and replays the answer
+// stored for an Idempotency-Key. The copy refuses a data dir in use and a database already in use.
 // test-stores: once (it copies an embedded data dir into a database of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,7 +23,7 @@ const pgDir = tempDir('quire-migrate-to-');
 let databaseUrl = '';
 const servers: RunningServer[] = [];
 /** What the embedded server answered, compared with the PostgreSQL server's answers. */
-const before: { rendered?: Buffer; documentId?: string; document?: Buffer; assetId?: string; png?: Buffer; jobId?: string; pdf?: Buffer; credits?: Buffer } = {};
+const before: { rendered?: Buffer; documentId?: string; document?: Buffer; assetId?: string; png?: Buffer; jobId?: string; pdf?: Buffer; credits?: Buffer; endpointId?: string; endpoint?: Buffer; events?: string[] } = {};
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const migrateArgs = ['migrate-to-postgres', '--from', embeddedDir];
@@ -51,6 +52,10 @@ test('an embedded server makes a document with an image and renders it; the copy
   before.documentId = created.body.id;
   before.assetId = /^\/image\/([0-9a-f-]{36})$/.exec(created.body.config.sections[0].content[1].src)?.[1];
   assert.ok(before.assetId);
+  // An endpoint (its host does not resolve here: its deliveries stay in the log) gets the render's event and a ping.
+  const hook = await owner.post(`${API}/webhook-endpoints`, { url: 'https://hooks.example.invalid/quire', description: 'moved' });
+  assert.is(hook.status, 201, hook.bytes.toString());
+  before.endpointId = hook.body.id;
   const rendered = await owner.post(`${API}/render/document/${before.documentId}`, {}, { 'Idempotency-Key': 'migrated-render' });
   assert.is(rendered.status, 202, rendered.bytes.toString());
   before.rendered = rendered.bytes;
@@ -61,6 +66,10 @@ test('an embedded server makes a document with an image and renders it; the copy
   assert.match(await pdfText(before.pdf), 'Moved to PostgreSQL');
   before.document = (await owner.get(`${DOCS}/${before.documentId}`)).bytes;
   before.credits = (await owner.get(`${API}/credits`)).bytes;
+  assert.is((await owner.post(`${API}/webhook-endpoints/${before.endpointId}/test`, {})).status, 202);
+  before.endpoint = (await owner.get(`${API}/webhook-endpoints/${before.endpointId}`)).bytes;
+  before.events = (await owner.get(`${API}/webhook-endpoints/${before.endpointId}/deliveries`)).body.items.map((d: { eventId: string }) => d.eventId).sort();
+  assert.is(before.events!.length, 2);
 
   const refused = await admin(pgDir, migrateArgs, { QUIRE_DATABASE_URL: databaseUrl });
   assert.is(refused.code, 2);
@@ -79,6 +88,10 @@ test('the copy reports every table counted and every file checksummed, equal to 
   assert.equal(
     Object.fromEntries(['organizations', 'api_keys', 'documents', 'assets', 'asset_users', 'jobs', 'idempotency_keys'].map((t) => [t, summary.tables[t].source])),
     { organizations: 1, api_keys: 1, documents: 1, assets: 1, asset_users: 1, jobs: 1, idempotency_keys: 1 },
+  );
+  assert.equal(
+    Object.fromEntries(['webhook_endpoints', 'webhook_deliveries'].map((t) => [t, summary.tables[t].source])),
+    { webhook_endpoints: 1, webhook_deliveries: 2 },
   );
   assert.ok(summary.tables.ledger.source >= 2, 'the grant and the charge');
   const blobs = readdirSync(path.join(embeddedDir, 'blobs'));
@@ -110,6 +123,10 @@ test('a server on the database answers the same document, image, rendered PDF an
   assert.is(retried.status, 202);
   assert.is(retried.headers.get('idempotency-replayed'), 'true');
   assert.ok(retried.bytes.equals(before.rendered!), retried.bytes.toString());
+  const endpoint = await owner.get(`${API}/webhook-endpoints/${before.endpointId}`);
+  assert.ok(endpoint.bytes.equals(before.endpoint!), endpoint.bytes.toString());
+  const deliveries = await owner.get(`${API}/webhook-endpoints/${before.endpointId}/deliveries`);
+  assert.equal(deliveries.body.items.map((d: { eventId: string }) => d.eventId).sort(), before.events);
   // Nothing of it is in the new data dir: records and bytes are in the database.
   assert.equal(readdirSync(pgDir).filter((f) => f.startsWith('quire.json') || f === 'blobs'), []);
 });
