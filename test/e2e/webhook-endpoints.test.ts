@@ -46,7 +46,6 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  (await import('node:fs')).writeFileSync('/tmp/wh-dev.log', dev?.logs() ?? '');
   for (const r of receivers) await r.close();
   await dev?.stop();
   await prod?.stop();
