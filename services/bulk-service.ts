@@ -126,7 +126,8 @@ export class BulkService {
       // Written with the request's Idempotency-Key, as an admission writes it (JobService.admitMany).
       const key = currentIdempotencyKey(orgId);
       const failed: BulkJobRecord = { ...record, ...(key !== undefined ? { idempotencyKey: key } : {}), status: 'FAILED', failedItems: items.length, completedAt: createdAt, error: `No item could be rendered; the first says: ${items[0]?.error ?? 'no items'}.` };
-      await (await this.store.stageBulkJob(failed, [])).durable;
+      await (await this.store.stageBulkJob(failed, [], { id: randomUUID(), event: 'job.failed', createdAt })).durable;
+      this.events.emit('webhooks.queued');
       this.#notify(failed);
       return failed;
     }

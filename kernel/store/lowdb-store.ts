@@ -454,8 +454,9 @@ export class LowdbStore implements Store {
     return id ? this.getAsset(orgId, id) : undefined;
   }
 
-  async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }> {
-    return { durable: this.#commit(...jobs.map((j) => ops.put('jobs', storedJob(j))), ops.put('bulkJobs', structuredClone(bulk))) };
+  async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], event?: WebhookEvent): Promise<{ durable: Promise<void> }> {
+    const hooks = this.#webhooks.fanOut(bulk.orgId, event, { kind: 'bulk', id: bulk.id });
+    return { durable: this.#commit(...jobs.map((j) => ops.put('jobs', storedJob(j))), ops.put('bulkJobs', structuredClone(bulk)), ...hooks) };
   }
 
   async admitBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], check: CreditCheck): Promise<Admission> {

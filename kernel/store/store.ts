@@ -137,8 +137,11 @@ export interface Store {
   /** The organization's asset made from the temporary image `sourceImageId`, while a document, template or block still uses it. */
   findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined>;
 
-  /** A bulk job and its items' render jobs, visible at once and written in one write (as stageJob). */
-  stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }>;
+  /**
+   * A bulk job and its items' render jobs, visible at once and written in one write (as stageJob); with `event` (a bulk
+   * job FAILED at creation), the deliveries of it as finishBulkJob writes them, in that write too.
+   */
+  stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], event?: WebhookEvent): Promise<{ durable: Promise<void> }>;
   /** stageBulkJob after the credit check of admitJob (the bulk job's organization; `cost` is all the jobs' together). */
   admitBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], check: CreditCheck): Promise<Admission>;
   getBulkJob(orgId: string, id: string): Promise<BulkJobRecord | undefined>;

@@ -271,18 +271,24 @@ test('a receiver failing three times gets the event once more with the same even
   assert.is((await owner.request('DELETE', `${HOOKS}/${ep.id}`)).status, 204);
 });
 
-test('the events filter: an endpoint for job.failed gets only failures', async () => {
+test('the events filter: an endpoint for job.failed gets only failures, a bulk render failed at creation included', async () => {
   const r = await hook();
   const ep = await endpoint(owner, { url: r.url, events: ['job.failed'] });
   await toolsJob();
   const failed = await failingJob();
   assert.is(failed.status, 'FAILED');
   await until(() => r.calls.length >= 1);
+  const letter = await saveLetter(owner);
+  const bulk = await owner.post(BULK, { documentId: letter, items: [{ name: { type: 'sparkle' } }] });
+  assert.is(bulk.status, 202, bulk.bytes.toString());
+  assert.is(bulk.body.status, 'FAILED', 'no item can run');
+  await until(() => r.calls.length >= 2);
   await settle();
-  assert.is(r.calls.length, 1);
+  assert.is(r.calls.length, 2);
   assert.is(r.calls[0]!.body.event, 'job.failed');
   assert.is(r.calls[0]!.body.jobId, failed.id);
   assert.is(r.calls[0]!.body.error, failed.error);
+  assert.equal([r.calls[1]!.body.event, r.calls[1]!.body.jobType, r.calls[1]!.body.jobId], ['job.failed', 'bulk-render', bulk.body.bulkJobId]);
   assert.is((await owner.request('DELETE', `${HOOKS}/${ep.id}`)).status, 204);
 });
 

@@ -72,7 +72,7 @@ export function defineWebhookConformance(suiteName: string, open: OpenStore): vo
       assert.is((await store.listWebhookDeliveries(a.id, every.id, 10)).length, 1);
     });
 
-    it('finishBulkJob queues the bulk event for the organization\'s endpoints in its write', async (store) => {
+    it('finishBulkJob (and stageBulkJob of a bulk job failed at creation) queues the bulk event in its write', async (store) => {
       const [a] = await twoOrgs(store);
       const ep = endpoint(a.id);
       await store.createWebhookEndpoint(ep);
@@ -85,6 +85,12 @@ export function defineWebhookConformance(suiteName: string, open: OpenStore): vo
       assert.equal(d?.subject, { kind: 'bulk', id: bulk.id });
       assert.is(d?.eventId, event.id);
       assert.is(d?.event, 'job.failed');
+      // A bulk job failed at creation: staged with its event, in one write.
+      const born = bulkJob(a.id, [], { status: 'FAILED', completedAt: at(6) });
+      const early = { id: id(), event: 'job.failed' as const, createdAt: at(6) };
+      await (await store.stageBulkJob(born, [], early)).durable;
+      const [newest] = await store.listWebhookDeliveries(a.id, ep.id, 1);
+      assert.equal([newest?.eventId, newest?.subject], [early.id, { kind: 'bulk', id: born.id }]);
     });
 
     it('a due delivery is claimed by one owner until its lease lapses; an attempt by the holder is written with the health', async (store) => {

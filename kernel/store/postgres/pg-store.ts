@@ -359,8 +359,11 @@ export class PgStore implements Store {
     return this.#workspace.findAssetBySource(orgId, sourceImageId);
   }
 
-  async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[]): Promise<{ durable: Promise<void> }> {
-    await transaction(this.#pool, (tx) => stageBulk(tx, bulk, jobs));
+  async stageBulkJob(bulk: BulkJobRecord, jobs: JobRecord[], event?: WebhookEvent): Promise<{ durable: Promise<void> }> {
+    await transaction(this.#pool, async (tx) => {
+      await stageBulk(tx, bulk, jobs);
+      await fanOutBulk(tx, bulk.orgId, bulk.id, event);
+    });
     return { durable: Promise.resolve() };
   }
 
