@@ -47,7 +47,7 @@ export function webhookEndpointRoutes(): RouteDefinition[] {
         body: CreateWebhookEndpointSchema,
         responses: { 201: CreatedWebhookEndpointSchema },
       },
-    } as RouteDefinition,
+    },
     {
       method: 'GET',
       path: base,
@@ -55,7 +55,7 @@ export function webhookEndpointRoutes(): RouteDefinition[] {
       preValidation: (ctx) => (admins(ctx), pageOf(ctx)),
       handler: async (ctx, page: ReturnType<typeof pageOf>) => sendJson(ctx.res, 200, await ctx.services.webhooks.list(orgOf(ctx), page)),
       doc: { tag, summary: "The organization's webhook endpoints, newest first (paged; never their secrets)", description: ROLE_NOTE, query: [LIMIT_QUERY, CURSOR_QUERY], responses: { 200: WebhookEndpointListSchema } },
-    } as RouteDefinition,
+    },
     {
       method: 'GET',
       path: one,
@@ -84,7 +84,7 @@ export function webhookEndpointRoutes(): RouteDefinition[] {
         body: UpdateWebhookEndpointSchema,
         responses: { 200: WebhookEndpointSchema },
       },
-    } as RouteDefinition,
+    },
     {
       method: 'DELETE',
       path: one,
@@ -125,7 +125,7 @@ export function webhookEndpointRoutes(): RouteDefinition[] {
       preValidation: (ctx) => (admins(ctx), pageOf(ctx)),
       handler: async (ctx, page: ReturnType<typeof pageOf>) => sendJson(ctx.res, 200, await ctx.services.webhooks.deliveries(orgOf(ctx), ctx.params.endpointId!, page)),
       doc: { tag, summary: "The endpoint's deliveries, newest first, each with its attempts (kept 30 days)", description: ROLE_NOTE, query: [LIMIT_QUERY, CURSOR_QUERY], responses: { 200: WebhookDeliveryListSchema } },
-    } as RouteDefinition,
+    },
     {
       method: 'POST',
       path: `${one}/deliveries/:deliveryId/redeliver`,
