@@ -33,6 +33,7 @@ export function webhookEndpointRoutes(): RouteDefinition[] {
     {
       method: 'POST',
       path: base,
+      idempotent: true,
       auth: 'key',
       preValidation: admins,
       body: { mismatch: 'The request body does not match POST /webhook-endpoints.', limit: 16 * 1024 },
@@ -113,6 +114,7 @@ export function webhookEndpointRoutes(): RouteDefinition[] {
     {
       method: 'POST',
       path: `${one}/test`,
+      idempotent: true,
       auth: 'key',
       preValidation: admins,
       handler: async (ctx) => sendJson(ctx.res, 202, await ctx.services.webhooks.test(orgOf(ctx), ctx.params.endpointId!)),
@@ -129,6 +131,7 @@ export function webhookEndpointRoutes(): RouteDefinition[] {
     {
       method: 'POST',
       path: `${one}/deliveries/:deliveryId/redeliver`,
+      idempotent: true,
       auth: 'key',
       preValidation: admins,
       handler: async (ctx) => sendJson(ctx.res, 202, await ctx.services.webhooks.redeliver(orgOf(ctx), ctx.params.endpointId!, ctx.params.deliveryId!)),
