@@ -21,6 +21,8 @@ import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../kernel/mod
 
 /** How often due deliveries (retries, another node's queued events) are looked for. */
 const POLL_MS = 1000;
+/** At most one look for due deliveries per this many ms because jobs finished. */
+const FINISHED_LOOK_MS = 50;
 /** Deliveries attempted at once by this node. */
 const MAX_CONCURRENT = 4;
 /** A claim outlasts an attempt (its timeout is at most 60 s) by far; a node that dies lets its claims lapse. */
@@ -60,9 +62,20 @@ export class WebhookDispatcher {
   #tick: Promise<void> | null = null;
   #again = false;
   readonly #onQueued = (): void => this.wake();
-  /** A job's finish queued its event's deliveries in the same write (a bulk item's has none). */
+  /** Set while a look for due deliveries is scheduled after finished jobs. */
+  #soon: NodeJS.Timeout | null = null;
+  /**
+   * A job's finish queued its event's deliveries in the same write (a bulk item's has none): looked for within
+   * FINISHED_LOOK_MS, once for all the jobs that finish meanwhile, so that a busy server (hundreds of jobs a second,
+   * most organizations without endpoints) does not spend a claim on each.
+   */
   readonly #onFinished = (job: { bulk?: unknown }): void => {
-    if (!job.bulk) this.wake();
+    if (job.bulk || this.#soon || this.#stopped) return;
+    this.#soon = setTimeout(() => {
+      this.#soon = null;
+      this.wake();
+    }, FINISHED_LOOK_MS);
+    this.#soon.unref();
   };
 
   constructor(
@@ -110,6 +123,8 @@ export class WebhookDispatcher {
     this.events.off('webhooks.queued', this.#onQueued);
     this.events.off('job.finished', this.#onFinished);
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#soon) clearTimeout(this.#soon);
+    this.#soon = null;
     for (const t of this.#timers) clearTimeout(t);
     await this.#tick;
     let timer: NodeJS.Timeout | undefined;
