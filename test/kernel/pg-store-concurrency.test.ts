@@ -123,6 +123,33 @@ test('admissions for one organization on two nodes at once never overspend its b
   assert.is(await a.outstandingEstimate(orgId), 18);
 });
 
+test('due webhook deliveries claimed by two nodes at once each go to exactly one of them', async () => {
+  const orgId = await newOrg();
+  const endpointId = randomUUID();
+  await a.createWebhookEndpoint({
+    id: endpointId, orgId, url: 'https://hooks.example.com/q', events: [], description: null, enabled: true, disabledReason: null,
+    secrets: [{ secret: `whsec_${randomUUID()}`, createdAt: NOW, expiresAt: null }], failingSince: null, version: 1, createdAt: NOW, updatedAt: NOW,
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const id = randomUUID();
+    ids.push(id);
+    await (i % 2 ? a : b).createWebhookDelivery({
+      id, orgId, endpointId, eventId: randomUUID(), event: 'ping', eventCreatedAt: NOW, subject: { kind: 'ping', id: endpointId }, payload: { event: 'ping' },
+      status: 'PENDING', attempts: 0, nextAttemptAt: NOW, lease: null, attemptsLog: [], createdAt: NOW, updatedAt: NOW, redeliveryOf: null,
+    });
+  }
+  const claimed: string[] = [];
+  // Each node claims a few at a time, both at once, until nothing is left: SKIP LOCKED hands every delivery to one.
+  for (;;) {
+    const [x, y] = await Promise.all([a.claimWebhookDeliveries('2030-01-01T00:00:01.000Z', { owner: 'node-a', ms: 60_000 }, 4), b.claimWebhookDeliveries('2030-01-01T00:00:01.000Z', { owner: 'node-b', ms: 60_000 }, 4)]);
+    if (!x.length && !y.length) break;
+    claimed.push(...x.map((d) => d.id), ...y.map((d) => d.id));
+  }
+  assert.is(claimed.length, ids.length, 'no delivery was claimed twice');
+  assert.equal([...claimed].sort(), [...ids].sort());
+});
+
 test('records read back are the caller\'s own: changing one changes nothing stored', async () => {
   const orgId = await newOrg();
   const d = doc(orgId, []);
