@@ -3,18 +3,11 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../process/alive.js';
 
 /** The converter's temp folder is `<tmp>/quire-libreoffice-<pid of its server>-<random>`. */
 export const LIBREOFFICE_ROOT_PREFIX = 'quire-libreoffice-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Processes whose command line names `root` (soffice and oosplash carry `-env:UserInstallation=file://<root>/…`). */
 async function processesUsing(root: string): Promise<number[]> {
@@ -47,7 +40,7 @@ export async function sweepStaleRoots(log: (msg: string, fields: Record<string, 
   }
   for (const name of names) {
     const m = name.startsWith(LIBREOFFICE_ROOT_PREFIX) ? /^(\d+)-/.exec(name.slice(LIBREOFFICE_ROOT_PREFIX.length)) : null;
-    if (!m || Number(m[1]) === process.pid || alive(Number(m[1]))) continue;
+    if (!m || Number(m[1]) === process.pid || processAlive(Number(m[1]))) continue;
     const root = path.join(tmpdir(), name);
     const pids = await processesUsing(root);
     for (const pid of pids) {

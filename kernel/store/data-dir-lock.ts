@@ -1,19 +1,12 @@
 // One process at a time owns a data dir: the server while it runs, or the admin CLI.
 import path from 'node:path';
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { processAlive } from '../../engines/process/alive.js';
 
 export class DataDirLockedError extends Error {
   override name = 'DataDirLockedError';
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Takes the lock or throws DataDirLockedError naming the holder; a lock left by a dead process is taken over. */
 export async function acquireDataDirLock(dataDir: string): Promise<() => Promise<void>> {
@@ -30,7 +23,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<() => Promise
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder)) {
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && processAlive(holder)) {
         throw new DataDirLockedError(`The data dir ${dataDir} is in use by process ${holder} (a running Quire server or admin command); stop it first, or use another QUIRE_DATA_DIR.`);
       }
       await rm(file, { force: true });

@@ -10,6 +10,7 @@ import puppeteer, { type Browser, type BrowserContext, type Page } from 'puppete
 import { writeFontConfig } from './fontconfig.js';
 import { RefusalProxy } from './refusal-proxy.js';
 import { reapGroup, reapPath } from '../../engines/process/reaper.js';
+import { processAlive } from '../../engines/process/alive.js';
 
 const DIR_PREFIX = 'quire-chromium-';
 
@@ -227,7 +228,7 @@ async function sweepOrphanProfiles(): Promise<void> {
       if (age < STARTING_MS) continue;
     } else {
       const m = /^(.*)-(\d+)$/.exec(owner);
-      if (!m || m[1] !== host || isAlive(Number(m[2]))) continue;
+      if (!m || m[1] !== host || processAlive(Number(m[2]))) continue;
     }
     await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
@@ -239,11 +240,3 @@ async function settleWithin(p: Promise<unknown>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
