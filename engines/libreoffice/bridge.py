@@ -1,9 +1,11 @@
 # Quire's LibreOffice bridge: drives one running soffice over UNO; JSON lines on stdin, one answer line per request on stdout.
-# Run with Debian's /usr/bin/python3 (python3-uno). Requests:
+# Run with Debian's /usr/bin/python3 (python3-uno): bridge.py <UNO connection> <connect timeout s> <server pid>. Requests:
 #   {"id": 1, "op": "ping"}
 #   {"id": 2, "op": "convert", "input": "/abs/in.docx", "output": "/abs/out.pdf", "inputFilter": "MS Word 2007 XML", "outputFilter": "writer_pdf_Export"}
 # Answers: {"id": 1, "ok": true} or {"id": 1, "ok": false, "error": "..."}; the first line is {"ready": true} once connected.
+import ctypes
 import json
+import os
 import signal
 import sys
 import time
@@ -57,12 +59,25 @@ def answer(obj):
     sys.stdout.flush()
 
 
+def die_with_parent(parent):
+    PR_SET_PDEATHSIG = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return  # not Linux: the end of standard input still stops the bridge
+    if parent is not None and os.getppid() != parent:
+        os._exit(0)  # the server died before the request to die with it was made
+
+
 def main():
     # The server decides when LibreOffice stops (a terminal's Ctrl-C or a process manager's SIGTERM reaches the whole
     # process group): a conversion under way finishes while the server drains its jobs. Were the server gone, standard
     # input ends below; were it killed, its reaper kills soffice.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # Killed with the server (prctl PR_SET_PDEATHSIG): a call into a soffice that the server's reaper has just killed
+    # can block for good, and standard input would never be read again.
+    die_with_parent(int(sys.argv[3]) if len(sys.argv) > 3 else None)
     unourl = sys.argv[1]
     connect_timeout = float(sys.argv[2]) if len(sys.argv) > 2 else 30.0
     try:

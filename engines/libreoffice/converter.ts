@@ -261,7 +261,8 @@ export class LibreOfficeConverter {
     );
     let sofficeErr = '';
     soffice.stderr!.on('data', (d: Buffer) => (sofficeErr = (sofficeErr + d.toString()).slice(-2000)));
-    const bridge = spawn(this.#opts.pythonPath, [BRIDGE, `pipe,name=${pipeName}`, String(this.#opts.startTimeoutMs / 1000)], { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv });
+    // Spawned from the main thread: the bridge's parent-death signal (prctl) fires when this process ends, not a thread.
+    const bridge = spawn(this.#opts.pythonPath, [BRIDGE, `pipe,name=${pipeName}`, String(this.#opts.startTimeoutMs / 1000), String(process.pid)], { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv });
     let bridgeErr = '';
     bridge.stderr!.on('data', (d: Buffer) => (bridgeErr = (bridgeErr + d.toString()).slice(-2000)));
     // A write to a bridge that just died must not become an unhandled EPIPE; its exit is handled below.

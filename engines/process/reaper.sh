@@ -20,7 +20,15 @@ for entry in "$registry"/path-*; do
   target=$(cat "$entry")
   case "$target" in
     /*/quire-*)
-      # A browser whose pipe just closed is still writing its profile on the way out: try again until it is gone (5 s).
+      # Whatever still runs on the folder (Chromium's processes name their profile, soffice its UserInstallation, in
+      # their command lines) is ended first: a browser whose leader already exited leaves children writing to it.
+      for cmdline in /proc/[0-9]*/cmdline; do
+        if grep -qaF -- "$target" "$cmdline" 2>/dev/null; then
+          pid=${cmdline#/proc/}
+          kill -9 "${pid%/cmdline}" 2>/dev/null
+        fi
+      done
+      # A process killed a moment ago may still be closing files in it: try again until it is gone (5 s at most).
       tries=0
       while rm -rf -- "$target" 2>/dev/null; [ -e "$target" ] && [ "$tries" -lt 25 ]; do
         tries=$((tries + 1))

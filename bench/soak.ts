@@ -1,0 +1,214 @@
+// The soak benchmark (`npm run bench:soak`): clients cycle through a mix of operations against one server as npm start
+// runs it — PDF, DOCX and PNG renders, Markdown renders, PDF split and watermark, Lens OCR of a scanned page — for a
+// few minutes (`--minutes=4`, `--minutes=60` for the long run). Every 10 s the RSS of the server and of its child
+// processes (LibreOffice, Chromium) is sampled; throughput and errors are counted per kind; after the load the server
+// idles (`--idle-seconds=120`) and is sampled on. `--svg=<file>` draws the RSS curve. The targets of issue 28: at most
+// 0.8 GB with 8 clients, the last quarter of the load at most 1.1× the second, back to 0.3 GB within 2 minutes idle.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JsonClient, startServer, type BenchServer } from './render-http.js';
+import { invoiceDocument } from '../test/fixtures/documents.js';
+import { fmt, table } from './stats.js';
+
+const API = '/api/v1/dev';
+const API_KEY = 'ak_BenchOwnerKey0123456789abcdefghijklmnopqrstuvwxyzAB';
+
+function arg(name: string, fallback: number): number;
+function arg(name: string, fallback: string | undefined): string | undefined;
+function arg(name: string, fallback: number | string | undefined): number | string | undefined {
+  const given = process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+  if (given === undefined) return fallback;
+  return typeof fallback === 'number' ? Number(given) : given;
+}
+
+const minutes = arg('minutes', 4);
+const clients = arg('clients', 8);
+const idleSeconds = arg('idle-seconds', 120);
+const svgFile = arg('svg', undefined);
+const SAMPLE_MS = 10_000;
+
+/** RSS in MB of a process (VmRSS), 0 when it is gone. */
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every descendant of `pid` (by parent pid), whatever group or session it leads. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  const found: number[] = [];
+  const queue = [...(children.get(pid) ?? [])];
+  while (queue.length) {
+    const p = queue.shift()!;
+    found.push(p);
+    queue.push(...(children.get(p) ?? []));
+  }
+  return found;
+}
+
+interface Sample {
+  seconds: number;
+  phase: 'load' | 'idle';
+  serverMb: number;
+  childrenMb: number;
+  operations: number;
+}
+
+interface Kind {
+  name: string;
+  run(client: JsonClient, n: number): Promise<void>;
+  done: number;
+  errors: number;
+  firstError?: string;
+}
+
+async function upload(server: BenchServer, bytes: Buffer, name: string, type: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type }), name);
+  const res = await fetch(`${server.baseUrl}${API}/tools/files/upload`, { method: 'POST', headers: { 'X-API-Key': API_KEY }, body: form });
+  const body = (await res.json()) as { id?: string };
+  if (!body.id) throw new Error(`upload of ${name}: ${JSON.stringify(body)}`);
+  return body.id;
+}
+
+/** Creates a job, waits for its end through the long poll, and downloads its output; throws unless it completed. */
+async function job(client: JsonClient, create: string, body: unknown, status: (id: string) => string): Promise<Buffer> {
+  const created = await client.request('POST', create, body);
+  const id = (created.body.jobId ?? created.body.id) as string | undefined;
+  if (created.status !== 202 || !id) throw new Error(`${create}: ${created.status} ${JSON.stringify(created.body).slice(0, 200)}`);
+  for (;;) {
+    const s = await client.request('GET', `${status(id)}?waitMs=20000`);
+    if (s.body.status === 'FAILED') throw new Error(`${create}: ${String(s.body.error)}`);
+    if (s.body.status === 'COMPLETED') {
+      const url = new URL(String(s.body.downloadUrl));
+      const dl = await client.bytes('GET', url.pathname + url.search);
+      if (dl.status !== 200) throw new Error(`${create}: download ${dl.status}`);
+      return dl.bytes;
+    }
+  }
+}
+
+const renderStatus = (id: string) => `${API}/render/${id}`;
+const toolsStatus = (id: string) => `${API}/tools/jobs/${id}`;
+
+function withType(n: number, type: 'pdf' | 'docx'): Record<string, unknown> {
+  const doc = invoiceDocument(n) as { document: Record<string, unknown> };
+  doc.document.type = type;
+  return doc;
+}
+
+const MARKDOWN = (n: number) => `---\ntitle: Soak ${n}\n---\n\n# Report ${n}\n\nA paragraph with **bold**, *italic* and \`code\`.\n\n| a | b |\n|---|---|\n| ${n} | ${n * 2} |\n\n- one\n- two\n`;
+
+async function main(): Promise<void> {
+  const server = await startServer();
+  const client = new JsonClient(server.baseUrl, clients * 2);
+  // Inputs of the tools: a rendered invoice (PDF) and a scan of it (a page image Lens must OCR).
+  const invoicePdf = await job(client, `${API}/render`, withType(1, 'pdf'), renderStatus);
+  const scan = await job(client, `${API}/render/images`, { ...withType(2, 'pdf'), image: { format: 'png', dpi: 150, pages: ['1'] } }, renderStatus);
+  const pdfId = await upload(server, invoicePdf, 'invoice.pdf', 'application/pdf');
+  const scanId = await upload(server, scan, 'scan.png', 'image/png');
+  const kinds: Kind[] = [
+    { name: 'render PDF', run: (c, n) => job(c, `${API}/render`, withType(n, 'pdf'), renderStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'render DOCX', run: (c, n) => job(c, `${API}/render`, withType(n, 'docx'), renderStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'render PNG', run: (c, n) => job(c, `${API}/render/images`, { ...withType(n, 'pdf'), image: { format: 'png', dpi: 96, pages: ['1'] } }, renderStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'render Markdown', run: (c, n) => job(c, `${API}/render/markdown`, { content: MARKDOWN(n) }, renderStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'PDF split', run: (c) => job(c, `${API}/tools/pdf/split`, { fileId: pdfId, ranges: ['1'] }, toolsStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'PDF watermark', run: (c, n) => job(c, `${API}/tools/pdf/watermark`, { fileId: pdfId, text: `SOAK ${n}` }, toolsStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'Lens OCR (scan)', run: (c) => job(c, `${API}/tools/lens/ocr`, { fileId: scanId, outputFormat: 'md' }, toolsStatus).then(() => undefined), done: 0, errors: 0 },
+  ];
+
+  const samples: Sample[] = [];
+  const t0 = Date.now();
+  let operations = 0;
+  const sample = (phase: Sample['phase']) => {
+    const s: Sample = { seconds: Math.round((Date.now() - t0) / 1000), phase, serverMb: rssMb(server.pid), childrenMb: descendants(server.pid).reduce((sum, p) => sum + rssMb(p), 0), operations };
+    samples.push(s);
+    process.stdout.write(`${String(s.seconds).padStart(5)} s  ${phase.padEnd(4)}  server ${fmt(s.serverMb, 0).padStart(5)} MB  children ${fmt(s.childrenMb, 0).padStart(5)} MB  operations ${s.operations}\n`);
+  };
+  sample('load');
+  const sampler = setInterval(() => sample('load'), SAMPLE_MS);
+  const end = t0 + minutes * 60_000;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async (_, lane) => {
+      // Each client walks the kinds in its own order, so that every kind runs beside every other.
+      for (let i = lane; Date.now() < end; i++) {
+        const kind = kinds[i % kinds.length]!;
+        try {
+          await kind.run(client, 10_000 + next++);
+          kind.done++;
+        } catch (err) {
+          kind.errors++;
+          kind.firstError ??= (err as Error).message.slice(0, 160);
+        }
+        operations++;
+      }
+    }),
+  );
+  clearInterval(sampler);
+  sample('load');
+  const loadEnd = Date.now();
+  while (Date.now() - loadEnd < idleSeconds * 1000) {
+    await sleep(SAMPLE_MS);
+    sample('idle');
+  }
+  await server.stop();
+
+  const seconds = (loadEnd - t0) / 1000;
+  console.log(`\n${clients} clients, ${fmt(seconds / 60, 1)} min of load, ${operations} operations (${fmt(operations / seconds, 1)}/s)\n`);
+  console.log(table(['operation', 'done', 'per s', 'errors', 'first error'], kinds.map((k) => [k.name, String(k.done), fmt(k.done / seconds, 2), String(k.errors), k.firstError ?? ''])));
+  const load = samples.filter((s) => s.phase === 'load');
+  const total = (s: Sample) => s.serverMb + s.childrenMb;
+  const quarter = (q: number) => {
+    const part = load.filter((s) => s.seconds >= (q * seconds) / 4 && s.seconds <= ((q + 1) * seconds) / 4);
+    return part.length ? part.reduce((sum, s) => sum + total(s), 0) / part.length : NaN;
+  };
+  const idle = samples.filter((s) => s.phase === 'idle');
+  const firstLow = idle.find((s) => total(s) <= 300);
+  console.log(
+    `\nRSS, server + children: peak ${fmt(Math.max(...load.map(total)), 0)} MB under load (target ≤ 800); mean of the second quarter ${fmt(quarter(1), 0)} MB, ` +
+      `of the last ${fmt(quarter(3), 0)} MB (ratio ${fmt(quarter(3) / quarter(1), 2)}, target ≤ 1.10); ` +
+      `idle: ${idle.length ? `${fmt(total(idle[idle.length - 1]!), 0)} MB after ${idle[idle.length - 1]!.seconds - Math.round((loadEnd - t0) / 1000)} s` : 'not measured'}` +
+      `${firstLow ? `, ≤ 300 MB ${firstLow.seconds - Math.round((loadEnd - t0) / 1000)} s after the load` : ', never ≤ 300 MB (target: within 120 s)'}.`,
+  );
+  if (svgFile) writeFileSync(svgFile, plot(samples, seconds));
+}
+
+/** The RSS curve as an SVG line chart: server, and server + children, over time; the load's end marked. */
+function plot(samples: Sample[], loadSeconds: number): string {
+  const W = 720;
+  const H = 300;
+  const pad = 48;
+  const maxT = Math.max(...samples.map((s) => s.seconds), 1);
+  const maxMb = Math.max(1000, ...samples.map((s) => s.serverMb + s.childrenMb));
+  const x = (t: number) => pad + ((W - 2 * pad) * t) / maxT;
+  const y = (mb: number) => H - pad - ((H - 2 * pad) * mb) / maxMb;
+  const line = (f: (s: Sample) => number) => samples.map((s) => `${x(s.seconds).toFixed(1)},${y(f(s)).toFixed(1)}`).join(' ');
+  const ticks = [0, 250, 500, 750, 1000].filter((v) => v <= maxMb);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif" font-size="11">
+<rect width="${W}" height="${H}" fill="white"/>
+${ticks.map((v) => `<line x1="${pad}" x2="${W - pad}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${pad - 6}" y="${y(v) + 4}" text-anchor="end">${v}</text>`).join('\n')}
+<line x1="${x(loadSeconds)}" x2="${x(loadSeconds)}" y1="${pad}" y2="${H - pad}" stroke="#999" stroke-dasharray="4 3"/><text x="${x(loadSeconds) + 4}" y="${pad + 10}">load ends</text>
+<polyline fill="none" stroke="#1f77b4" stroke-width="2" points="${line((s) => s.serverMb + s.childrenMb)}"/>
+<polyline fill="none" stroke="#ff7f0e" stroke-width="2" points="${line((s) => s.serverMb)}"/>
+<text x="${pad}" y="${pad - 20}">RSS (MB) — blue: server + LibreOffice + Chromium; orange: server alone</text>
+<text x="${W / 2}" y="${H - 12}" text-anchor="middle">seconds</text>
+</svg>
+`;
+}
+
+await main();
