@@ -85,7 +85,7 @@ async function upload(server: BenchServer, bytes: Buffer, name: string, type: st
   return body.id;
 }
 
-/** Creates a job, waits for its end through the long poll, and downloads its output; throws unless it completed. */
+/** Creates a job, waits for its end through the long poll, and downloads its output (if it has one); throws unless it completed. */
 async function job(client: JsonClient, create: string, body: unknown, status: (id: string) => string): Promise<Buffer> {
   const created = await client.request('POST', create, body);
   const id = (created.body.jobId ?? created.body.id) as string | undefined;
@@ -94,6 +94,8 @@ async function job(client: JsonClient, create: string, body: unknown, status: (i
     const s = await client.request('GET', `${status(id)}?waitMs=20000`);
     if (s.body.status === 'FAILED') throw new Error(`${create}: ${String(s.body.error)}`);
     if (s.body.status === 'COMPLETED') {
+      // Lens answers in the job's result, without a file.
+      if (!s.body.downloadUrl) return Buffer.from(JSON.stringify(s.body.result ?? {}));
       const url = new URL(String(s.body.downloadUrl));
       const dl = await client.bytes('GET', url.pathname + url.search);
       if (dl.status !== 200) throw new Error(`${create}: download ${dl.status}`);
@@ -111,20 +113,22 @@ function withType(n: number, type: 'pdf' | 'docx'): Record<string, unknown> {
   return doc;
 }
 
-const MARKDOWN = (n: number) => `---\ntitle: Soak ${n}\n---\n\n# Report ${n}\n\nA paragraph with **bold**, *italic* and \`code\`.\n\n| a | b |\n|---|---|\n| ${n} | ${n * 2} |\n\n- one\n- two\n`;
+const MARKDOWN = (n: number) => `# Report ${n}\n\nA paragraph with **bold**, *italic* and \`code\`.\n\n| a | b |\n|---|---|\n| ${n} | ${n * 2} |\n\n- one\n- two\n`;
 
 async function main(): Promise<void> {
   const server = await startServer();
   const client = new JsonClient(server.baseUrl, clients * 2);
   // Inputs of the tools: a rendered invoice (PDF) and a scan of it (a page image Lens must OCR).
-  const invoicePdf = await job(client, `${API}/render`, withType(1, 'pdf'), renderStatus);
-  const scan = await job(client, `${API}/render/images`, { ...withType(2, 'pdf'), image: { format: 'png', dpi: 150, pages: ['1'] } }, renderStatus);
+  const invoicePdf = await job(client, `${API}/render`, { config: withType(1, 'pdf') }, renderStatus);
+  const scan = await job(client, `${API}/render/images`, { config: withType(2, 'pdf'), image: { format: 'png', dpi: 150, pages: ['1'] } }, renderStatus);
   const pdfId = await upload(server, invoicePdf, 'invoice.pdf', 'application/pdf');
-  const scanId = await upload(server, scan, 'scan.png', 'image/png');
+  // A scanned page: the page image in a PDF of its own (no text layer), which Lens reads with OCR.
+  const scanPdf = await job(client, `${API}/tools/convert/image-to-pdf`, { fileIds: [await upload(server, scan, 'scan.png', 'image/png')] }, toolsStatus);
+  const scanId = await upload(server, scanPdf, 'scan.pdf', 'application/pdf');
   const kinds: Kind[] = [
-    { name: 'render PDF', run: (c, n) => job(c, `${API}/render`, withType(n, 'pdf'), renderStatus).then(() => undefined), done: 0, errors: 0 },
-    { name: 'render DOCX', run: (c, n) => job(c, `${API}/render`, withType(n, 'docx'), renderStatus).then(() => undefined), done: 0, errors: 0 },
-    { name: 'render PNG', run: (c, n) => job(c, `${API}/render/images`, { ...withType(n, 'pdf'), image: { format: 'png', dpi: 96, pages: ['1'] } }, renderStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'render PDF', run: (c, n) => job(c, `${API}/render`, { config: withType(n, 'pdf') }, renderStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'render DOCX', run: (c, n) => job(c, `${API}/render`, { config: withType(n, 'docx') }, renderStatus).then(() => undefined), done: 0, errors: 0 },
+    { name: 'render PNG', run: (c, n) => job(c, `${API}/render/images`, { config: withType(n, 'pdf'), image: { format: 'png', dpi: 96, pages: ['1'] } }, renderStatus).then(() => undefined), done: 0, errors: 0 },
     { name: 'render Markdown', run: (c, n) => job(c, `${API}/render/markdown`, { content: MARKDOWN(n) }, renderStatus).then(() => undefined), done: 0, errors: 0 },
     { name: 'PDF split', run: (c) => job(c, `${API}/tools/pdf/split`, { fileId: pdfId, ranges: ['1'] }, toolsStatus).then(() => undefined), done: 0, errors: 0 },
     { name: 'PDF watermark', run: (c, n) => job(c, `${API}/tools/pdf/watermark`, { fileId: pdfId, text: `SOAK ${n}` }, toolsStatus).then(() => undefined), done: 0, errors: 0 },
