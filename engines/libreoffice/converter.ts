@@ -259,6 +259,8 @@ export class LibreOfficeConverter {
       [`-env:UserInstallation=${profileUrl}`, '--headless', '--invisible', '--nologo', '--norestore', '--nodefault', '--nolockcheck', '--nofirststartwizard', `--accept=pipe,name=${pipeName};urp;`],
       { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: childEnv },
     );
+    // Registered with the reaper before anything else can fail or take time: were the server killed now, it goes.
+    const unreap = reapGroup(soffice.pid);
     let sofficeErr = '';
     soffice.stderr!.on('data', (d: Buffer) => (sofficeErr = (sofficeErr + d.toString()).slice(-2000)));
     // Spawned from the main thread: the bridge's parent-death signal (prctl) fires when this process ends, not a thread.
@@ -268,7 +270,7 @@ export class LibreOfficeConverter {
     // A write to a bridge that just died must not become an unhandled EPIPE; its exit is handled below.
     bridge.stdin!.on('error', () => undefined);
     // soffice leads its own group (detached): were the server killed, the reaper kills the group.
-    const inst: Instance = { soffice, bridge, workDir, conversions: 0, pending: new Map(), dead: false, crashed: false, deathReason: '', unreap: reapGroup(soffice.pid) };
+    const inst: Instance = { soffice, bridge, workDir, conversions: 0, pending: new Map(), dead: false, crashed: false, deathReason: '', unreap };
 
     const ready = new Promise<void>((resolve, reject) => {
       const fail = (why: string) => reject(new OfficeConversionError('OFFICE_UNAVAILABLE', `LibreOffice could not be started (${this.#opts.sofficePath}): ${why}`));

@@ -22,11 +22,15 @@ for entry in "$registry"/path-*; do
     /*/quire-*)
       # Whatever still runs on the folder (Chromium's processes name their profile, soffice its UserInstallation, in
       # their command lines) is ended first: a browser whose leader already exited leaves children writing to it.
-      for cmdline in /proc/[0-9]*/cmdline; do
-        if grep -qaF -- "$target" "$cmdline" 2>/dev/null; then
-          pid=${cmdline#/proc/}
-          kill -9 "${pid%/cmdline}" 2>/dev/null
-        fi
+      # Twice, half a second apart: a launcher caught starting (LibreOffice's oosplash) may fork its program late.
+      for round in 1 2; do
+        for cmdline in /proc/[0-9]*/cmdline; do
+          if grep -qaF -- "$target" "$cmdline" 2>/dev/null; then
+            pid=${cmdline#/proc/}
+            kill -9 "${pid%/cmdline}" 2>/dev/null
+          fi
+        done
+        [ "$round" = 1 ] && sleep 0.5
       done
       # A process killed a moment ago may still be closing files in it: try again until it is gone (5 s at most).
       tries=0

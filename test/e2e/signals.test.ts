@@ -103,7 +103,8 @@ async function busyServer(s: Scenario): Promise<{ server: RunningServer; api: Ap
   // Chromium opens the page (it then waits on the image) and soffice has the document: both helpers are running.
   await until('Chromium and LibreOffice running', () => {
     const running = marked(s.marker);
-    return running.some((p) => p.includes('chromium')) && running.some((p) => p.includes('soffice'));
+    // soffice.bin: LibreOffice itself, past its launcher (the conversion is under way, not the start).
+    return running.some((p) => p.includes('chromium')) && running.some((p) => p.includes('soffice.bin'));
   }, 30_000);
   return { server, api, jobs };
 }
