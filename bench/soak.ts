@@ -4,7 +4,8 @@
 // processes (LibreOffice, Chromium) is sampled; throughput and errors are counted per kind; after the load the server
 // idles (`--idle-seconds=120`) and is sampled on. `--svg=<file>` draws the RSS curve. The targets of issue 28: at most
 // 0.8 GB with 8 clients, the last quarter of the load at most 1.1× the second, back to 0.3 GB within 2 minutes idle.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { processTree } from '../engines/process/tree.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JsonClient, startServer, type BenchServer } from './render-http.js';
 import { invoiceDocument } from '../test/fixtures/documents.js';
@@ -35,29 +36,6 @@ function rssMb(pid: number): number {
   } catch {
     return 0;
   }
-}
-
-/** Every descendant of `pid` (by parent pid), whatever group or session it leads. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  const found: number[] = [];
-  const queue = [...(children.get(pid) ?? [])];
-  while (queue.length) {
-    const p = queue.shift()!;
-    found.push(p);
-    queue.push(...(children.get(p) ?? []));
-  }
-  return found;
 }
 
 interface Sample {
@@ -139,7 +117,7 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   let operations = 0;
   const sample = (phase: Sample['phase']) => {
-    const s: Sample = { seconds: Math.round((Date.now() - t0) / 1000), phase, serverMb: rssMb(server.pid), childrenMb: descendants(server.pid).reduce((sum, p) => sum + rssMb(p), 0), operations };
+    const s: Sample = { seconds: Math.round((Date.now() - t0) / 1000), phase, serverMb: rssMb(server.pid), childrenMb: processTree(server.pid).slice(1).reduce((sum, p) => sum + rssMb(p), 0), operations };
     samples.push(s);
     process.stdout.write(`${String(s.seconds).padStart(5)} s  ${phase.padEnd(4)}  server ${fmt(s.serverMb, 0).padStart(5)} MB  children ${fmt(s.childrenMb, 0).padStart(5)} MB  operations ${s.operations}\n`);
   };

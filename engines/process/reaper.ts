@@ -2,10 +2,11 @@
 // process group included): a reaper process in a session of its own waits for the server's end and cleans up after it.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { statFields } from './tree.js';
 
 /** Plain sh read from the source tree (like LibreOffice's bridge.py). */
 const SCRIPT = fileURLToPath(new URL('../../../engines/process/reaper.sh', import.meta.url));
@@ -43,16 +44,6 @@ function register(name: string, content: string): () => void {
   return () => rmSync(file, { force: true });
 }
 
-/** Field 22 of /proc/<pid>/stat: when the process started (clock ticks after boot); undefined when it is gone. */
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Registers a process group (its leader's pid: a child spawned `detached`) to be killed if the server dies first;
  * returns the unregistration. The leader's start time goes with it: the reaper kills the group only while that very
@@ -60,7 +51,8 @@ function startTime(pid: number): string | undefined {
  * registered).
  */
 export function reapGroup(pgid: number | undefined): () => void {
-  const started = pgid ? startTime(pgid) : undefined;
+  // Field 22 of /proc/<pid>/stat: when the leader started (clock ticks after boot).
+  const started = pgid ? statFields(pgid)?.[19] : undefined;
   return pgid && started ? register(`group-${pgid}`, started) : () => undefined;
 }
 

@@ -8,7 +8,7 @@
 // still running when the file ends (a thrown error, a failed assertion before the stop, a signal) are killed with
 // everything they started by a reaper on exit and on SIGINT/SIGTERM/SIGHUP — which also covers a file run by hand.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import { nodeWithAllocator } from '../../kernel/allocator.js';
 import { listeningPort, START_TIMEOUT_MS } from '../../sdk/testing.js';
 import { startPostgres, type ThrowawayPostgres } from './postgres.js';
 import pg from 'pg';
+import { processTree } from '../../engines/process/tree.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const MAIN = path.join(ROOT, 'dist/server/main.js');
@@ -76,30 +77,6 @@ function baseEnv(dataDir: string, extra: Record<string, string>, configPath?: st
 /** The test runner's mark (scripts/run-tests.mjs), passed on so that whatever a server starts can be found. */
 function runMark(): Record<string, string> {
   return process.env.QUIRE_TEST_RUN ? { QUIRE_TEST_RUN: process.env.QUIRE_TEST_RUN } : {};
-}
-
-/** The process and all its descendants, parents first, from /proc (a detached Chromium is still a child). */
-function processTree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  let names: string[] = [];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    /* no /proc: the process alone */
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
-  return tree;
 }
 
 /** kill -9 of a server and everything it started: collected first, so that none is orphaned before it is found. */
