@@ -358,3 +358,123 @@ export interface WebhookDeliveryRecord {
   updatedAt: string;
   redeliveryOf: string | null;
 }
+
+// ---------------------------------------------------------------- interactive forms and their records (docs/forms.md)
+
+/** How a form field asks for its variable's value. */
+export const FORM_FIELD_KINDS = ['text', 'textarea', 'number', 'date', 'boolean', 'choice', 'image', 'list', 'table'] as const;
+export type FormFieldKind = (typeof FORM_FIELD_KINDS)[number];
+
+export interface FormChoice {
+  value: string;
+  label: string;
+}
+
+/** A column of a table field: each row's input is named `<field>[<row>][<column>]`. */
+export interface FormColumn {
+  name: string;
+  label: string;
+  kind: 'text' | 'number' | 'date';
+  required: boolean;
+}
+
+/**
+ * One field of a form: derived from one of the document's variables, with what the owner overrode. Bounds apply by
+ * kind: `min`/`max` to numbers (numbers) and dates (`YYYY-MM-DD`); `minLength`/`maxLength`/`pattern` to text and
+ * textarea; `minItems`/`maxItems` to list items and table rows. Unused ones are null.
+ */
+export interface FormField {
+  /** The variable's name, and the input's `name`. */
+  name: string;
+  kind: FormFieldKind;
+  label: string;
+  help: string | null;
+  placeholder: string | null;
+  required: boolean;
+  min: number | string | null;
+  max: number | string | null;
+  minLength: number | null;
+  maxLength: number | null;
+  /** A regular expression (JavaScript syntax, no flags) the whole text must match; checked for catastrophic backtracking when the form is saved. */
+  pattern: string | null;
+  /** Shown when `pattern` does not match (default: a generic sentence in the form's locale). */
+  patternMessage: string | null;
+  /** `choice`: the allowed values with their labels. */
+  choices: FormChoice[] | null;
+  /** `table`: the columns of a row. */
+  columns: FormColumn[] | null;
+  minItems: number | null;
+  maxItems: number | null;
+  /** `boolean`: the texts the variable gets when checked and when not. */
+  trueText: string | null;
+  falseText: string | null;
+  /** What the input holds when the page opens: the document's own value of the variable (null: empty). */
+  defaultValue: FormValue | null;
+}
+
+/** An uploaded image of a record: a permanent asset of the organization, deleted with the record. */
+export interface FormImageValue {
+  assetId: string;
+  mimeType: string;
+  sizeBytes: number;
+  filename: string;
+}
+
+/** A submitted value, by the field's kind: text/textarea/date/choice a string, number a number, boolean a boolean, list the item texts, table the rows, image the upload. */
+export type FormValue = string | number | boolean | string[] | Array<Record<string, string | number>> | FormImageValue;
+
+/**
+ * An interactive form of a saved document (DESIGN §8): a public page anyone with its link can fill. The link's token is
+ * an HMAC of the form's id and `tokenNonce` under the server's signing secret: it is never stored, a new nonce revokes
+ * every earlier link, and `revokedAt`/`expiresAt` end the current one.
+ */
+export interface FormRecord {
+  id: string;
+  orgId: string;
+  documentId: string;
+  title: string;
+  description: string | null;
+  fields: FormField[];
+  /** Each record is rendered at once (a render job whose `filloutId` is the record's id). */
+  autoRender: boolean;
+  /** The format of those renders. */
+  format: 'PDF' | 'DOCX' | 'ODT';
+  /** The language of the page's own texts (buttons, messages): one of the built-in locales. */
+  locale: string;
+  /** Replacements of the page's own texts, by key (docs/forms.md lists the keys). */
+  labels: Record<string, string>;
+  /** Submissions accepted per minute (one bucket per form). */
+  submissionsPerMinute: number;
+  /** Keep the submitter's IP address on each record (off by default). */
+  recordIp: boolean;
+  tokenNonce: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Who sent a record: what the browser told, never the IP address unless the form keeps it. */
+export interface FilloutSubmitter {
+  userAgent: string | null;
+  locale: string | null;
+  ip: string | null;
+}
+
+/** A record: one submission of a form, its values as checked against the form's fields (`filloutId` of its renders). */
+export interface FilloutRecord {
+  id: string;
+  orgId: string;
+  formId: string;
+  documentId: string;
+  values: Record<string, FormValue>;
+  /** The images uploaded with it (each counted once); the store deletes an asset with its last record. */
+  assetIds: string[];
+  submitter: FilloutSubmitter;
+  /** The render the submission started (a form with `autoRender`); null when none. */
+  jobId: string | null;
+  /** Why that render could not be queued (e.g. the organization is out of credits); null otherwise. */
+  renderError: { code: string; message: string } | null;
+  createdAt: string;
+}

@@ -3,6 +3,7 @@ import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, Res
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../model.js';
+import type { FilloutRecord, FormRecord } from '../model.js';
 
 export interface Store {
   init(): Promise<void>;
@@ -199,7 +200,38 @@ export interface Store {
   recordWebhookAttempt(id: string, owner: string, outcome: WebhookAttemptOutcome): Promise<WebhookDeliveryRecord | undefined>;
   /** Deletes deliveries created before `instant` (with their logs); returns how many. */
   deleteWebhookDeliveriesBefore(instant: string): Promise<number>;
+  // Interactive forms of documents and their records (docs/forms.md).
+  createForm(form: FormRecord): Promise<void>;
+  /** Scoped to the organization: another organization's form is undefined. */
+  getForm(orgId: string, id: string): Promise<FormRecord | undefined>;
+  /** Any organization's form: the public page finds it by its id alone (its token is then checked). */
+  getFormById(id: string): Promise<FormRecord | undefined>;
+  /** The organization's forms (of one document when `documentId` is given), newest first, after the one `after` names, at most `limit`. */
+  listForms(orgId: string, filter: { documentId?: string }, limit: number, after?: PageKey): Promise<FormRecord[]>;
+  /**
+   * Calls `change` with the stored form and writes what it returns, with `version` + 1 and `updatedAt: at`, with
+   * nothing in between. 'conflict' when `expectedVersion` is not the stored version; undefined when unknown.
+   */
+  updateForm(orgId: string, id: string, change: (current: FormRecord) => FormChange, at: string, expectedVersion?: number): Promise<FormRecord | 'conflict' | undefined>;
+  /** Deletes the form and, in the same write, its records and the assets only they used (returned: the caller deletes their bytes). */
+  deleteForm(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
+  /** The record and the new assets (its uploaded images) in one write. */
+  createFillout(record: FilloutRecord, newAssets: AssetRecord[]): Promise<void>;
+  /** Scoped to the organization: another organization's record is undefined. */
+  getFillout(orgId: string, id: string): Promise<FilloutRecord | undefined>;
+  /** The organization's records (of one form, or one document, when given), newest first, after `after`, at most `limit`. */
+  listFillouts(orgId: string, filter: { formId?: string; documentId?: string }, limit: number, after?: PageKey): Promise<FilloutRecord[]>;
+  /** Sets the render the record started, or why it could not; undefined when unknown. */
+  updateFillout(orgId: string, id: string, patch: FilloutPatch): Promise<FilloutRecord | undefined>;
+  /** Deletes the record and, in the same write, the assets only it used (returned). */
+  deleteFillout(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
 }
+
+/** The fields of a form a change may replace. */
+export type FormChange = Partial<Omit<FormRecord, 'id' | 'orgId' | 'documentId' | 'version' | 'createdAt' | 'updatedAt'>>;
+
+/** What a record's render changes on it. */
+export type FilloutPatch = Partial<Pick<FilloutRecord, 'jobId' | 'renderError'>>;
 
 /** The fields of a webhook endpoint a change may replace. */
 export type WebhookEndpointChange = Partial<Pick<WebhookEndpointRecord, 'url' | 'events' | 'description' | 'enabled' | 'disabledReason' | 'secrets' | 'failingSince'>>;
