@@ -41,6 +41,8 @@ export interface ReferenceReport {
   undefinedAbbreviations: FieldError[];
   /** `{{name}}` / `${name}` naming no variable. */
   unknownVariables: FieldError[];
+  /** The names `unknownVariables` reports, each once, in document order (a form asks for them as text fields). */
+  unknownVariableNames: string[];
 }
 
 /**
@@ -50,7 +52,7 @@ export interface ReferenceReport {
  * spans, math spans and backslash-escaped characters are literal; code and math elements are not scanned.
  */
 export function scanReferences(doc: DocumentJson): ReferenceReport {
-  const report: ReferenceReport = { brokenReferences: [], undefinedCitations: [], undefinedAbbreviations: [], unknownVariables: [] };
+  const report: ReferenceReport = { brokenReferences: [], undefinedCitations: [], undefinedAbbreviations: [], unknownVariables: [], unknownVariableNames: [] };
   const anchors = walkAnchors(doc);
   const citations = new Set((doc.citations ?? []).map((c) => c.id));
   const abbreviations = doc.abbreviations ?? {};
@@ -67,6 +69,7 @@ export function scanReferences(doc: DocumentJson): ReferenceReport {
     for (const m of text.matchAll(/\{\{\s*([A-Za-z_][A-Za-z0-9_.-]{0,63})\s*\}\}|\$\{([A-Za-z_][A-Za-z0-9_.-]{0,63})\}/g)) {
       const name = (m[1] ?? m[2])!;
       if (Object.hasOwn(variables, name) || reserved.includes(name)) continue;
+      if (!report.unknownVariableNames.includes(name)) report.unknownVariableNames.push(name);
       add(report.unknownVariables, path, name, 'UNKNOWN_VARIABLE', `uses ${m[0]}, but "${name}" is not defined in variables`);
     }
   };

@@ -43,6 +43,7 @@ import { CatalogPreviews } from '../services/catalog-previews.js';
 import { TableFileReader } from '../services/table-file-reader.js';
 import { WebhookDispatcher } from '../services/webhook-dispatcher.js';
 import { WebhookEndpoints } from '../services/webhook-endpoints.js';
+import { FormService } from '../services/forms/form-service.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
 
 export interface QuireOptions {
@@ -64,6 +65,8 @@ export interface Services {
   blocks: BlockService;
   tables: TableFileReader;
   webhooks: WebhookEndpoints;
+  /** Interactive forms, their public page's side, and their records. */
+  forms: FormService;
 }
 
 /** A started Quire: the container, the kernel and the services, and how to stop them all. */
@@ -146,7 +149,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews, WebhookEndpoints, WebhookDispatcher]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews, WebhookEndpoints, WebhookDispatcher, FormService]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
     // Built before the first job can finish: they subscribe to the event bus when they are made.
@@ -159,7 +162,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     // Organizations' webhook endpoints: deliveries queued before a restart (and retries) go out from here on.
     const dispatcher = c.resolve(WebhookDispatcher);
     dispatcher.start();
-    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService), blocks: c.resolve(BlockService), webhooks: c.resolve(WebhookEndpoints) };
+    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService), blocks: c.resolve(BlockService), webhooks: c.resolve(WebhookEndpoints), forms: c.resolve(FormService) };
     return {
       container: c,
       kernel,

@@ -25,6 +25,7 @@ import { checkDocumentConfig, checkWithBlocks, isObject, locatedIssue, publicIss
 import { BlockInsertion } from './block-insertion.js';
 import { hasBlockRefs } from '../document/block-refs.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
+import { variablesOf } from './forms/form-variables.js';
 
 /** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
 export interface ImageSettings {
@@ -98,11 +99,13 @@ export class RenderService {
   /**
    * A render of a saved document, checked and priced but not admitted (a bulk render admits many at once): the
    * request's variables go over the document's, name by name; `format` replaces `document.type` (PNG and JPEG
-   * render page images, with `image`); the request's style preset replaces the document's.
+   * render page images, with `image`); the request's style preset replaces the document's. With `filloutId` the
+   * record's variables lie between the document's and the request's.
    */
   async planDocument(orgId: string, doc: DocumentRecord, request: RenderDocument, strict: boolean, what: string, bulk?: JobRecord['bulk']): Promise<PlannedRender> {
     const config = structuredClone(doc.config);
-    if (request.variables) config.variables = { ...(isObject(config.variables) ? config.variables : {}), ...request.variables };
+    const recorded = request.filloutId ? await this.#recordVariables(orgId, doc, request.filloutId) : undefined;
+    if (request.variables || recorded) config.variables = { ...(isObject(config.variables) ? config.variables : {}), ...recorded, ...request.variables };
     let image: ImageSettings | undefined;
     if (request.format === 'PNG' || request.format === 'JPEG') {
       image = imageSettings({ ...request.image, format: request.format === 'PNG' ? 'png' : 'jpeg' });
@@ -113,6 +116,22 @@ export class RenderService {
     }
     const body: RenderBody = { config, pdfProfile: request.pdfProfile, stylePresetId: request.stylePresetId ?? doc.stylePresetId ?? undefined, webhook: request.webhook };
     return this.#planConfig(orgId, body, strict, what, image, { ...(request.filloutId ? { filloutId: request.filloutId } : {}), ...(bulk ? { bulk } : {}) });
+  }
+
+  /**
+   * The variables of the record `filloutId` names (services/forms/form-variables.ts): it must be the organization's
+   * (else 404) and of this document (else 400).
+   */
+  async #recordVariables(orgId: string, doc: DocumentRecord, filloutId: string): Promise<Record<string, unknown>> {
+    const record = await this.store.getFillout(orgId, filloutId);
+    const form = record ? await this.store.getForm(orgId, record.formId) : undefined;
+    if (!record || !form) {
+      throw new HttpError('NOT_FOUND', `filloutId ${filloutId} names no record of the organization (unknown, deleted with its form, or another organization's).`, [{ path: 'filloutId', message: 'no such record', code: 'NOT_FOUND' }]);
+    }
+    if (record.documentId !== doc.id) {
+      throw new HttpError('VALIDATION_FAILED', `Record ${filloutId} is a submission of a form of document ${record.documentId}, not of ${doc.id}; render that document, or leave filloutId out.`, [{ path: 'filloutId', message: `is a record of document ${record.documentId}`, code: 'INVALID_FIELD' }]);
+    }
+    return variablesOf(form, doc, record.values);
   }
 
   async #planConfig(orgId: string, body: RenderBody, strict: boolean, what: string, image?: ImageSettings, extra: PlanExtra = {}): Promise<PlannedRender> {

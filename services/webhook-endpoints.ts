@@ -180,7 +180,8 @@ function fresh(orgId: string, endpointId: string, now: string): Pick<WebhookDeli
   return { id: randomUUID(), orgId, endpointId, status: 'PENDING', attempts: 0, nextAttemptAt: now, lease: null, attemptsLog: [], createdAt: now, updatedAt: now };
 }
 
-function paged<R extends { createdAt: string; id: string }, V>(rows: R[], limit: number, view: (r: R) => V): { items: V[]; nextCursor: string | null } {
+/** One page of rows read with one extra (`limit + 1`): the extra says there is a next page. */
+export function paged<R extends { createdAt: string; id: string }, V>(rows: R[], limit: number, view: (r: R) => V): { items: V[]; nextCursor: string | null } {
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items: items.map(view), nextCursor: rows.length > limit && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null };

@@ -377,7 +377,7 @@ test('rejects a body that is not a document object', () => {
 
 test('finds no broken references, citations, abbreviations or variables in a consistent document', () => {
   const doc = validateDocument(everything()).document!;
-  assert.equal(scanReferences(doc), { brokenReferences: [], undefinedCitations: [], undefinedAbbreviations: [], unknownVariables: [] });
+  assert.equal(scanReferences(doc), { brokenReferences: [], undefinedCitations: [], undefinedAbbreviations: [], unknownVariables: [], unknownVariableNames: [] });
 });
 
 test('reports broken anchors, undefined citations, undefined abbreviations and unknown variables with their paths', () => {
@@ -417,7 +417,7 @@ test('ignores references inside code spans, math spans, escapes and code element
       ]),
     ]),
   ).document!;
-  assert.equal(scanReferences(doc), { brokenReferences: [], undefinedCitations: [], undefinedAbbreviations: [], unknownVariables: [] });
+  assert.equal(scanReferences(doc), { brokenReferences: [], undefinedCitations: [], undefinedAbbreviations: [], unknownVariables: [], unknownVariableNames: [] });
 });
 
 test('reports a reference once per field even when it repeats', () => {

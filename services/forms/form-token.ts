@@ -1,0 +1,26 @@
+// The link token of a form's public page: an HMAC of the form's id and its current nonce under the server's signing
+// secret, never stored. A new nonce (rotate-token) makes every earlier link fail.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A fresh nonce for a form (POST /documents/{id}/forms, POST /forms/{id}/rotate-token). */
+export function newTokenNonce(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** `base64url(HMAC-SHA256(secret, "form-link\n" + formId + "\n" + nonce))`. */
+export function formToken(secret: Buffer, formId: string, nonce: string): string {
+  return createHmac('sha256', secret).update(`form-link\n${formId}\n${nonce}`).digest('base64url');
+}
+
+/** Whether `token` is the form's current token (compared in constant time). */
+export function verifyFormToken(secret: Buffer, formId: string, nonce: string, token: string | null): boolean {
+  if (!token) return false;
+  const expected = Buffer.from(formToken(secret, formId, nonce), 'utf8');
+  const given = Buffer.from(token, 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The page's address with its token: `${publicUrl}/f/${id}?token=…`. */
+export function formPublicUrl(publicUrl: string, secret: Buffer, formId: string, nonce: string): string {
+  return `${publicUrl}/f/${formId}?token=${formToken(secret, formId, nonce)}`;
+}
