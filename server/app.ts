@@ -26,6 +26,7 @@ import { bulkRoutes } from './routes/bulk.js';
 import { templateRoutes } from './routes/templates.js';
 import { blockRoutes } from './routes/blocks.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { formRoutes } from './routes/forms.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -139,6 +140,7 @@ export function createServer(quire: Quire): QuireServer {
     ...templateRoutes(),
     ...blockRoutes(),
     ...webhookEndpointRoutes(),
+    ...formRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];
