@@ -66,35 +66,21 @@ const formInput = {
   recordIp: Type.Boolean({ description: "Keep the submitter's IP address on each record; default false." }),
 };
 
+/** Every setting optional: what a create may give and a change may replace. */
+const Settings = Type.Partial(Type.Object(formInput));
+
 export const CreateFormSchema = Type.Object(
-  {
-    title: Type.Optional(formInput.title),
-    description: Type.Optional(formInput.description),
-    fields: Type.Optional(formInput.fields),
-    expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the link stops working (410); in the future.' })),
-    autoRender: Type.Optional(formInput.autoRender),
-    format: Type.Optional(formInput.format),
-    locale: Type.Optional(formInput.locale),
-    labels: Type.Optional(formInput.labels),
-    submissionsPerMinute: Type.Optional(formInput.submissionsPerMinute),
-    recordIp: Type.Optional(formInput.recordIp),
-  },
+  { ...Settings.properties, expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the link stops working (410); in the future.' })) },
   { additionalProperties: false, description: "A form of the document: one field per variable (docs/forms.md), changed by `fields`." },
 );
 export type CreateForm = Static<typeof CreateFormSchema>;
 
 export const UpdateFormSchema = Type.Object(
   {
-    title: Type.Optional(formInput.title),
+    ...Settings.properties,
     description: Type.Optional(Type.Union([formInput.description, Type.Null()])),
     fields: Type.Optional(Type.Array(FieldOverrideSchema, { maxItems: MAX_FORM_FIELDS, description: "The fields derived again from the document's current variables, with these overrides." })),
     expiresAt: Type.Optional(Type.Union([Timestamp, Type.Null()], { description: 'A new expiry (in the future), or null for none.' })),
-    autoRender: Type.Optional(formInput.autoRender),
-    format: Type.Optional(formInput.format),
-    locale: Type.Optional(formInput.locale),
-    labels: Type.Optional(formInput.labels),
-    submissionsPerMinute: Type.Optional(formInput.submissionsPerMinute),
-    recordIp: Type.Optional(formInput.recordIp),
   },
   { additionalProperties: false, minProperties: 1, description: 'Replaces the fields given; the version goes up by one.' },
 );

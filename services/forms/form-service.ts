@@ -241,8 +241,14 @@ export class FormService {
 
   // ---------------------------------------------------------------- records (API key)
 
+  /**
+   * GET /records: a form named must be the organization's (404 otherwise); a document named must be, or have been
+   * (its records outlive it): 404 when the organization has neither it nor records of it.
+   */
   async listRecords(orgId: string, filter: { formId?: string; documentId?: string }, page: PageRequest): Promise<Page<RecordView>> {
+    if (filter.formId) await this.#find(orgId, filter.formId);
     const rows = await this.store.listFillouts(orgId, filter, page.limit + 1, page.cursor === null ? undefined : decodeCursor(page.cursor));
+    if (filter.documentId && !rows.length && page.cursor === null && !(await this.store.getDocument(orgId, filter.documentId))) throw documentNotFound(filter.documentId);
     return paged(rows, page.limit, recordView);
   }
 
