@@ -1,12 +1,9 @@
 // Store conformance for interactive forms and their records (issue 22), run against the embedded store and PostgreSQL.
 import * as assert from 'uvu/assert';
 import type { FilloutRecord, FormRecord } from '../../kernel/model.js';
-import { LowdbStore } from '../../kernel/store/lowdb-store.js';
-import { PgStore } from '../../kernel/store/postgres/pg-store.js';
-import type { Store } from '../../kernel/store/store.js';
 import { startPostgres } from '../helpers/postgres.js';
-import { cleanup, tempDir } from '../helpers/quire-server.js';
 import { area, asset, at, document, id, twoOrgs, type OpenStore } from './store-conformance-records.js';
+import { lowdbStores, pgStores } from './store-openers.js';
 
 const form = (orgId: string, documentId: string, over: Partial<FormRecord> = {}): FormRecord => ({
   id: id(), orgId, documentId, title: 'Order', description: null,
@@ -197,49 +194,6 @@ function defineFormConformance(suiteName: string, open: OpenStore): void {
 // Started before any suite is registered (uvu runs the registered suites at the first pause); the harness reaps it
 // when the process exits, after the last suite.
 const cluster = await startPostgres();
-let databases = 0;
 
-async function openLowdb(dataDir: string): Promise<LowdbStore> {
-  const store = new LowdbStore(dataDir);
-  await store.init();
-  return store;
-}
-
-defineFormConformance('LowdbStore', async () => {
-  const dataDir = tempDir('quire-store-forms-');
-  let current: Store = await openLowdb(dataDir);
-  return {
-    store: current,
-    reopen: async () => {
-      await current.close();
-      current = await openLowdb(dataDir);
-      return current;
-    },
-    cleanup: async () => {
-      await current.close();
-      cleanup(dataDir);
-    },
-  };
-});
-
-async function openPg(url: string): Promise<PgStore> {
-  const store = new PgStore(url, 4);
-  await store.init();
-  return store;
-}
-
-defineFormConformance('PgStore', async () => {
-  const url = await cluster.database(`forms_${++databases}`);
-  let current: Store = await openPg(url);
-  return {
-    store: current,
-    reopen: async () => {
-      await current.close();
-      current = await openPg(url);
-      return current;
-    },
-    cleanup: async () => {
-      await current.close();
-    },
-  };
-});
+defineFormConformance('LowdbStore', lowdbStores('quire-store-forms-'));
+defineFormConformance('PgStore', pgStores(cluster, 'forms_'));
