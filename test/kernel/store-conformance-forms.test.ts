@@ -188,6 +188,30 @@ function defineFormConformance(suiteName: string, open: OpenStore): void {
       assert.equal(await store.deleteFillout(a.id, r.id), { releasedAssets: [img.id] });
       assert.is(await store.getAsset(a.id, img.id), undefined);
     });
+
+    it('form updates made at once with the same expectedVersion: exactly one succeeds', async (store) => {
+      const [a] = await twoOrgs(store);
+      const f = form(a.id, id());
+      await store.createForm(f);
+      const outcomes = await Promise.all([0, 1, 2, 3].map((i) => store.updateForm(a.id, f.id, () => ({ title: `Title ${i}` }), at(i), 1)));
+      assert.is(outcomes.filter((x) => typeof x === 'object').length, 1);
+      assert.is(outcomes.filter((x) => x === 'conflict').length, 3);
+      assert.is((await store.getForm(a.id, f.id))?.version, 2);
+    });
+
+    it('a form, a record of another form and a document sharing an image, all deleted at once, release it exactly once', async (store) => {
+      const [a] = await twoOrgs(store);
+      const shared = asset(a.id);
+      const doc = document(a.id, { assetIds: [shared.id] });
+      await store.createDocument(doc, [shared]);
+      const [f, g] = [form(a.id, doc.id), form(a.id, doc.id)];
+      for (const x of [f, g]) await store.createForm(x);
+      const [ofF, ofG] = [fillout(f, { assetIds: [shared.id] }), fillout(g, { assetIds: [shared.id] })];
+      for (const r of [ofF, ofG]) await store.createFillout(r, []);
+      const outcomes = await Promise.all([store.deleteForm(a.id, f.id), store.deleteFillout(a.id, ofG.id), store.deleteDocument(a.id, doc.id)]);
+      assert.equal(outcomes.flatMap((o) => o!.releasedAssets), [shared.id]);
+      assert.is(await store.getAsset(a.id, shared.id), undefined);
+    });
   });
 }
 
