@@ -4,6 +4,7 @@
 // processes (LibreOffice, Chromium) is sampled; throughput and errors are counted per kind; after the load the server
 // idles (`--idle-seconds=120`) and is sampled on. `--svg=<file>` draws the RSS curve. The targets of issue 28: at most
 // 0.8 GB with 8 clients, the last quarter of the load at most 1.1× the second, back to 0.3 GB within 2 minutes idle.
+// `--breakdown=20` runs each kind alone for 20 s in turn instead of the mix: the memory each kind's pools add.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { processTree } from '../engines/process/tree.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,6 +27,8 @@ const minutes = arg('minutes', 4);
 const clients = arg('clients', 8);
 const idleSeconds = arg('idle-seconds', 120);
 const svgFile = arg('svg', undefined);
+/** Seconds per operation for the breakdown (`--breakdown=20`): each kind alone, in turn, instead of the mix. */
+const breakdown = arg('breakdown', 0);
 const SAMPLE_MS = 10_000;
 
 /** RSS in MB of a process (VmRSS), 0 when it is gone. */
@@ -93,9 +96,8 @@ function withType(n: number, type: 'pdf' | 'docx'): Record<string, unknown> {
 
 const MARKDOWN = (n: number) => `# Report ${n}\n\nA paragraph with **bold**, *italic* and \`code\`.\n\n| a | b |\n|---|---|\n| ${n} | ${n * 2} |\n\n- one\n- two\n`;
 
-async function main(): Promise<void> {
-  const server = await startServer();
-  const client = new JsonClient(server.baseUrl, clients * 2);
+/** The operations of the mix, with their inputs made on `server` first. */
+async function mixOf(server: BenchServer, client: JsonClient): Promise<Kind[]> {
   // Inputs of the tools: a rendered invoice (PDF) and a scan of it (a page image Lens must OCR).
   const invoicePdf = await job(client, `${API}/render`, { config: withType(1, 'pdf') }, renderStatus);
   const scan = await job(client, `${API}/render/images`, { config: withType(2, 'pdf'), image: { format: 'png', dpi: 150, pages: ['1'] } }, renderStatus);
@@ -103,7 +105,7 @@ async function main(): Promise<void> {
   // A scanned page: the page image in a PDF of its own (no text layer), which Lens reads with OCR.
   const scanPdf = await job(client, `${API}/tools/convert/image-to-pdf`, { fileIds: [await upload(server, scan, 'scan.png', 'image/png')] }, toolsStatus);
   const scanId = await upload(server, scanPdf, 'scan.pdf', 'application/pdf');
-  const kinds: Kind[] = [
+  return [
     { name: 'render PDF', run: (c, n) => job(c, `${API}/render`, { config: withType(n, 'pdf') }, renderStatus).then(() => undefined), done: 0, errors: 0 },
     { name: 'render DOCX', run: (c, n) => job(c, `${API}/render`, { config: withType(n, 'docx') }, renderStatus).then(() => undefined), done: 0, errors: 0 },
     { name: 'render PNG', run: (c, n) => job(c, `${API}/render/images`, { config: withType(n, 'pdf'), image: { format: 'png', dpi: 96, pages: ['1'] } }, renderStatus).then(() => undefined), done: 0, errors: 0 },
@@ -112,6 +114,13 @@ async function main(): Promise<void> {
     { name: 'PDF watermark', run: (c, n) => job(c, `${API}/tools/pdf/watermark`, { fileId: pdfId, text: `SOAK ${n}` }, toolsStatus).then(() => undefined), done: 0, errors: 0 },
     { name: 'Lens OCR (scan)', run: (c) => job(c, `${API}/tools/lens/ocr`, { fileId: scanId, outputFormat: 'md' }, toolsStatus).then(() => undefined), done: 0, errors: 0 },
   ];
+}
+
+async function main(): Promise<void> {
+  const server = await startServer();
+  const client = new JsonClient(server.baseUrl, clients * 2);
+  const kinds = await mixOf(server, client);
+  if (breakdown > 0) return perKind(server, client, kinds);
 
   const samples: Sample[] = [];
   const t0 = Date.now();
@@ -168,6 +177,60 @@ async function main(): Promise<void> {
       `${firstLow ? `, ≤ 300 MB ${firstLow.seconds - Math.round((loadEnd - t0) / 1000)} s after the load` : ', never ≤ 300 MB (target: within 120 s)'}.`,
   );
   if (svgFile) writeFileSync(svgFile, plot(samples, seconds));
+}
+
+/** RSS of the server and of its children, in MB. */
+function rssOf(server: BenchServer): { serverMb: number; childrenMb: number } {
+  return { serverMb: rssMb(server.pid), childrenMb: processTree(server.pid).slice(1).reduce((sum, p) => sum + rssMb(p), 0) };
+}
+
+/**
+ * Where the memory goes: each kind alone with `clients` clients for `breakdown` seconds, in turn, the RSS sampled every
+ * second; a kind's pools stay up while the next runs (idle threads exit after 30 s), so the rise a kind adds over the
+ * plateau before it is what its threads and engines take; then the idle phase shows what comes back.
+ */
+async function perKind(server: BenchServer, client: JsonClient, kinds: Kind[]): Promise<void> {
+  const total = () => {
+    const r = rssOf(server);
+    return r.serverMb + r.childrenMb;
+  };
+  const rows: string[][] = [];
+  let before = total();
+  console.log(`start: ${fmt(before, 0)} MB`);
+  for (const kind of kinds) {
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, total())), 1000);
+    const end = Date.now() + breakdown * 1000;
+    let n = 0;
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (Date.now() < end) {
+          try {
+            await kind.run(client, 20_000 + n++);
+            kind.done++;
+          } catch (err) {
+            kind.errors++;
+            kind.firstError ??= (err as Error).message.slice(0, 160);
+          }
+        }
+      }),
+    );
+    clearInterval(sampler);
+    const after = total();
+    peak = Math.max(peak, after);
+    rows.push([kind.name, String(kind.done), fmt(before, 0), fmt(peak, 0), fmt(after, 0), fmt(after - before, 0)]);
+    console.log(`${kind.name}: ${kind.done} done, ${kind.errors} errors, ${fmt(before, 0)} → peak ${fmt(peak, 0)} → ${fmt(after, 0)} MB`);
+    before = after;
+  }
+  const idle: string[] = [];
+  for (let s = 10; s <= idleSeconds; s += 10) {
+    await sleep(10_000);
+    if (s % 30 === 0 || s === idleSeconds) idle.push(`${s} s: ${fmt(total(), 0)} MB`);
+  }
+  await server.stop();
+  console.log(`\n${clients} clients per kind, ${breakdown} s each (server + children RSS, MB)\n`);
+  console.log(table(['operation', 'done', 'before', 'peak', 'after', 'added'], rows));
+  console.log(`\nidle: ${idle.join(', ')}`);
 }
 
 /** The RSS curve as an SVG line chart: server, and server + children, over time; the load's end marked. */

@@ -1,4 +1,6 @@
-// The records Quire keeps: organizations, API keys, files, jobs, ledger entries, style presets, documents, assets, bulk jobs.
+// The records Quire keeps: organizations, API keys, files, jobs, ledger entries, style presets, documents, assets, bulk jobs,
+// webhook endpoints and deliveries, forms and their records.
+// Longer than 400 lines: one declaration per stored record, each with the comments that say what its fields mean.
 import type { Defaults } from '../contracts/document-json.js';
 
 export type Role = 'owner' | 'admin' | 'member';

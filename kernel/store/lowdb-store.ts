@@ -9,13 +9,15 @@ import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-sta
 import { KeyedMutex } from '../keyed-mutex.js';
 import { beginKey, expiredKeyChanges, jobByKey, ownedKeyChange } from './idempotency-state.js';
 import { EmbeddedWebhooks } from './webhook-state.js';
+import { EmbeddedForms } from './form-state.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from './store.js';
-import type { WebhookAttemptOutcome, WebhookEndpointChange } from './store.js';
+import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../model.js';
+import type { FilloutRecord, FormRecord } from '../model.js';
 
 export interface LowdbStoreOptions {
   /** Rewrite the snapshot and empty the journal once it holds this many lines (default 20,000) ... */
@@ -37,6 +39,7 @@ export class LowdbStore implements Store {
   #state = new StoreState(null);
   readonly #bootstrap = new KeyedMutex();
   readonly #webhooks = new EmbeddedWebhooks(() => this.#data, (...changes) => this.#commit(...changes));
+  readonly #forms = new EmbeddedForms(() => this.#state, (...changes) => this.#commit(...changes));
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.#dataDir = dataDir;
@@ -566,13 +569,59 @@ export class LowdbStore implements Store {
     return this.#webhooks.deleteDeliveriesBefore(instant);
   }
 
+  // Forms and their records: EmbeddedForms (form-state.ts) over the same state and journal.
+
+  createForm(form: FormRecord): Promise<void> {
+    return this.#forms.createForm(form);
+  }
+
+  async getForm(orgId: string, id: string): Promise<FormRecord | undefined> {
+    return this.#forms.getForm(orgId, id);
+  }
+
+  async getFormById(id: string): Promise<FormRecord | undefined> {
+    return this.#forms.getFormById(id);
+  }
+
+  async listForms(orgId: string, filter: { documentId?: string }, limit: number, after?: PageKey): Promise<FormRecord[]> {
+    return this.#forms.listForms(orgId, filter, limit, after);
+  }
+
+  updateForm(orgId: string, id: string, change: (current: FormRecord) => FormChange, at: string, expectedVersion?: number): Promise<FormRecord | 'conflict' | undefined> {
+    return this.#forms.updateForm(orgId, id, change, at, expectedVersion);
+  }
+
+  deleteForm(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#forms.deleteForm(orgId, id);
+  }
+
+  createFillout(record: FilloutRecord, newAssets: AssetRecord[]): Promise<void> {
+    return this.#forms.createFillout(record, newAssets);
+  }
+
+  async getFillout(orgId: string, id: string): Promise<FilloutRecord | undefined> {
+    return this.#forms.getFillout(orgId, id);
+  }
+
+  async listFillouts(orgId: string, filter: { formId?: string; documentId?: string }, limit: number, after?: PageKey): Promise<FilloutRecord[]> {
+    return this.#forms.listFillouts(orgId, filter, limit, after);
+  }
+
+  updateFillout(orgId: string, id: string, patch: FilloutPatch): Promise<FilloutRecord | undefined> {
+    return this.#forms.updateFillout(orgId, id, patch);
+  }
+
+  deleteFillout(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#forms.deleteFillout(orgId, id);
+  }
+
   /** A record of the collection that belongs to the organization (own keys only: an id is never a prototype's). */
   #own<C extends 'documents' | 'assets' | 'bulkJobs' | 'templates' | 'blocks'>(coll: C, orgId: string, id: string): Data[C][string] | undefined {
     const rec = Object.hasOwn(this.#data[coll], id) ? (this.#data[coll][id] as Data[C][string]) : undefined;
     return rec && rec.orgId === orgId ? rec : undefined;
   }
 
-  /** The assets of `doc` that no document, template or block will use once `doc` uses only `keep`. */
+  /** The assets of `doc` that no document, template, block or form record will use once `doc` uses only `keep`. */
   #released(doc: DocumentRecord | TemplateRecord | BlockRecord, keep: string[]): string[] {
     return (doc.assetIds ?? []).filter((a) => !keep.includes(a) && [...this.#state.assetUsers(a)].every((user) => user === doc.id));
   }

@@ -4,6 +4,7 @@ import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, LedgerEntry, Organization } from '../model.js';
 import type { IdempotencyRecord } from './store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../model.js';
+import type { FilloutRecord, FormRecord } from '../model.js';
 
 /** The snapshot document (`quire.json`). A new collection is one line here and one in `emptyData`. */
 export interface Data {
@@ -26,9 +27,11 @@ export interface Data {
   idempotencyKeys: Record<string, IdempotencyRecord>;
   webhookEndpoints: Record<string, WebhookEndpointRecord>;
   webhookDeliveries: Record<string, WebhookDeliveryRecord>;
+  forms: Record<string, FormRecord>;
+  fillouts: Record<string, FilloutRecord>;
 }
 
-export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {}, webhookEndpoints: {}, webhookDeliveries: {}, idempotencyKeys: {} });
+export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {}, webhookEndpoints: {}, webhookDeliveries: {}, idempotencyKeys: {}, forms: {}, fillouts: {} });
 
 /** Collections keyed by id, and append-only lists; derived from `Data` so the two never drift. */
 export type RecordCollection = { [K in keyof Data]: Data[K] extends unknown[] ? never : Data[K] extends Record<string, { id: string }> ? K : never }[keyof Data];
@@ -59,7 +62,7 @@ export class StoreState {
   #resourceTokenByHash = new Map<string, string>();
   /** orgId → (jobId → estimated credits) of the organization's PENDING and PROCESSING jobs. */
   #unfinished = new Map<string, Map<string, number>>();
-  /** assetId → the documents, templates and reusable blocks that use it: an asset goes with the last of them. */
+  /** assetId → the documents, templates, reusable blocks and form records that use it: an asset goes with the last of them. */
   #assetUsers = new Map<string, Set<string>>();
   /** `${orgId}/${sourceImageId}` → asset id. */
   #assetBySource = new Map<string, string>();
@@ -114,7 +117,7 @@ export class StoreState {
     return this.#resourceTokenByHash.get(hash);
   }
 
-  /** The documents, templates and blocks that use the asset. */
+  /** The documents, templates, blocks and form records that use the asset. */
   assetUsers(assetId: string): ReadonlySet<string> {
     return this.#assetUsers.get(assetId) ?? new Set();
   }
@@ -143,9 +146,10 @@ export class StoreState {
         return this.#indexHash(this.#resourceTokenByHash, rec as ResourceTokenRecord, add);
       case 'documents':
       case 'templates':
-      case 'blocks': {
+      case 'blocks':
+      case 'fillouts': {
         // A block stored before blocks kept assets has no `assetIds`.
-        const doc = rec as DocumentRecord | TemplateRecord | BlockRecord;
+        const doc = rec as DocumentRecord | TemplateRecord | BlockRecord | FilloutRecord;
         for (const assetId of doc.assetIds ?? []) {
           const users = this.#assetUsers.get(assetId);
           if (add) {

@@ -1,14 +1,12 @@
 // The embedded store's webhook endpoints and deliveries: reads of its in-memory state, changes as journal operations,
 // and the leases of deliveries being attempted (in memory only: one process owns the data dir, and a restart frees them).
 import { ops, type Data, type StoreOp } from './store-state.js';
+import { before, newestFirst } from './newest-first.js';
 import { attemptedDelivery, endpointWants, healthChange, queuedDelivery } from './webhook-records.js';
 import type { JobLease, PageKey, WebhookAttemptOutcome, WebhookEndpointChange } from './store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../model.js';
 
 type Commit = (...changes: StoreOp[]) => Promise<void>;
-
-const newestFirst = <R extends { createdAt: string; id: string }>(a: R, b: R) => b.createdAt.localeCompare(a.createdAt) || (b.id < a.id ? -1 : b.id > a.id ? 1 : 0);
-const before = (r: { createdAt: string; id: string }, after?: PageKey) => !after || r.createdAt < after.createdAt || (r.createdAt === after.createdAt && r.id < after.id);
 
 export class EmbeddedWebhooks {
   readonly #leases = new Map<string, { owner: string; until: string }>();

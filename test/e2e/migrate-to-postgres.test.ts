@@ -1,11 +1,12 @@
 // `npm run admin -- migrate-to-postgres --from <data dir>`: a data dir filled by a real embedded server (a document
-// with an uploaded image, a rendered PDF, a webhook endpoint and its deliveries) is copied into PostgreSQL, and a server
-// on the database answers the same document, image, rendered file and endpoint byte for byte, and replays the answer
-// stored for an Idempotency-Key. The copy refuses a data dir in use and a database already in use.
+// with an uploaded image, a rendered PDF, a webhook endpoint and its deliveries, a form and a record with an image) is
+// copied into PostgreSQL, and a server on the database answers the same document, images, rendered file and endpoint
+// byte for byte, and replays the answer stored for an Idempotency-Key. The copy refuses a data dir in use and a
+// database already in use.
 // test-stores: once (it copies an embedded data dir into a database of its own).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { admin, cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
@@ -13,6 +14,10 @@ import { ApiClient } from '../helpers/api-client.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
 import { redPng, uploadTempImage, waitForRender } from '../helpers/render-jobs.js';
 import { pdfText } from '../helpers/bulk-jobs.js';
+import { LowdbStore } from '../../kernel/store/lowdb-store.js';
+import { DiskBlobStore } from '../../kernel/store/blob-store.js';
+import { PgStore } from '../../kernel/store/postgres/pg-store.js';
+import type { FilloutRecord, FormRecord } from '../../kernel/model.js';
 
 const API = '/api/v1/dev';
 const DOCS = `${API}/documents`;
@@ -23,7 +28,7 @@ const pgDir = tempDir('quire-migrate-to-');
 let databaseUrl = '';
 const servers: RunningServer[] = [];
 /** What the embedded server answered, compared with the PostgreSQL server's answers. */
-const before: { rendered?: Buffer; documentId?: string; document?: Buffer; assetId?: string; png?: Buffer; jobId?: string; pdf?: Buffer; credits?: Buffer; endpointId?: string; endpoint?: Buffer; events?: string[] } = {};
+const before: { rendered?: Buffer; documentId?: string; document?: Buffer; assetId?: string; png?: Buffer; jobId?: string; pdf?: Buffer; credits?: Buffer; endpointId?: string; endpoint?: Buffer; events?: string[]; form?: FormRecord; record?: FilloutRecord } = {};
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const migrateArgs = ['migrate-to-postgres', '--from', embeddedDir];
@@ -77,6 +82,31 @@ test('an embedded server makes a document with an image and renders it; the copy
   assert.is(await server.stop(), 0);
 });
 
+test('the stopped data dir also gets a form of the document and a record with an uploaded image (written through the kernel store)', async () => {
+  // The forms API is built beside this store (issue 22); the kernel's Store and BlobStore write what its submit writes.
+  const store = new LowdbStore(embeddedDir);
+  await store.init();
+  const blobs = new DiskBlobStore(embeddedDir);
+  await blobs.init();
+  try {
+    const [org] = await store.listOrganizations();
+    const photo = { id: randomUUID(), orgId: org!.id, mimeType: 'image/png', sizeBytes: before.png!.length, sourceImageId: null, createdAt: '2030-01-01T00:01:00.000Z' };
+    await blobs.put(photo.id, before.png!);
+    before.form = {
+      id: randomUUID(), orgId: org!.id, documentId: before.documentId!, title: 'Moved form', description: null, fields: [], autoRender: false, format: 'PDF', locale: 'en',
+      labels: {}, submissionsPerMinute: 30, recordIp: false, tokenNonce: randomUUID(), expiresAt: null, revokedAt: null, version: 1, createdAt: '2030-01-01T00:00:00.000Z', updatedAt: '2030-01-01T00:00:00.000Z',
+    };
+    before.record = {
+      id: randomUUID(), orgId: org!.id, formId: before.form.id, documentId: before.documentId!, values: { photo: { assetId: photo.id, mimeType: 'image/png', sizeBytes: photo.sizeBytes, filename: 'red.png' } },
+      assetIds: [photo.id], submitter: { userAgent: 'test', locale: 'en', ip: null }, jobId: null, renderError: null, createdAt: '2030-01-01T00:01:00.000Z',
+    };
+    await store.createForm(before.form);
+    await store.createFillout(before.record, [photo]);
+  } finally {
+    await store.close();
+  }
+});
+
 test('the copy reports every table counted and every file checksummed, equal to the data dir', async () => {
   const r = await admin(pgDir, migrateArgs, { QUIRE_DATABASE_URL: databaseUrl });
   assert.is(r.code, 0, r.stderr);
@@ -86,8 +116,8 @@ test('the copy reports every table counted and every file checksummed, equal to 
   assert.not.match(summary.to, 'quire@', 'the summary names host and database only');
   for (const [table, counts] of Object.entries<any>(summary.tables)) assert.is(counts.database, counts.source, table);
   assert.equal(
-    Object.fromEntries(['organizations', 'api_keys', 'documents', 'assets', 'asset_users', 'jobs', 'idempotency_keys'].map((t) => [t, summary.tables[t].source])),
-    { organizations: 1, api_keys: 1, documents: 1, assets: 1, asset_users: 1, jobs: 1, idempotency_keys: 1 },
+    Object.fromEntries(['organizations', 'api_keys', 'documents', 'forms', 'fillouts', 'assets', 'asset_users', 'jobs', 'idempotency_keys'].map((t) => [t, summary.tables[t].source])),
+    { organizations: 1, api_keys: 1, documents: 1, forms: 1, fillouts: 1, assets: 2, asset_users: 2, jobs: 1, idempotency_keys: 1 },
   );
   assert.equal(
     Object.fromEntries(['webhook_endpoints', 'webhook_deliveries'].map((t) => [t, summary.tables[t].source])),
@@ -96,7 +126,7 @@ test('the copy reports every table counted and every file checksummed, equal to 
   assert.ok(summary.tables.ledger.source >= 2, 'the grant and the charge');
   const blobs = readdirSync(path.join(embeddedDir, 'blobs'));
   assert.is(summary.blobs.count, blobs.length);
-  assert.ok(blobs.length >= 3, 'the temporary image, the asset and the PDF');
+  assert.ok(blobs.length >= 4, "the temporary image, the document's asset, the record's image and the PDF");
   assert.is(summary.blobs.checksums, 'match');
   assert.equal(summary.blobs.mismatched, []);
 });
@@ -129,6 +159,26 @@ test('a server on the database answers the same document, image, rendered PDF an
   assert.equal(deliveries.body.items.map((d: { eventId: string }) => d.eventId).sort(), before.events);
   // Nothing of it is in the new data dir: records and bytes are in the database.
   assert.equal(readdirSync(pgDir).filter((f) => f.startsWith('quire.json') || f === 'blobs'), []);
+});
+
+test("the form and its record moved, and the record's image is served and goes with the record", async () => {
+  const owner = new ApiClient(servers[servers.length - 1]!.baseUrl, OWNER_KEY);
+  const photoId = before.record!.assetIds[0]!;
+  const image = await owner.get(`${API}/images/${photoId}`);
+  assert.is(image.status, 200);
+  assert.is(sha256(image.bytes), sha256(before.png!));
+  const store = new PgStore(databaseUrl, 1);
+  try {
+    await store.init();
+    assert.equal(await store.getFormById(before.form!.id), before.form);
+    assert.equal(await store.listFillouts(before.form!.orgId, { formId: before.form!.id }, 10), [before.record]);
+    // Its asset_users row moved too: the record is the image's only user, so deleting it releases the image.
+    assert.equal(await store.deleteFillout(before.record!.orgId, before.record!.id), { releasedAssets: [photoId] });
+  } finally {
+    await store.close();
+  }
+  assert.is((await owner.get(`${API}/images/${photoId}`)).status, 404);
+  assert.is((await owner.get(`${API}/images/${before.assetId}`)).status, 200, "the document's image stays");
 });
 
 test('a second copy into the database, which now holds organizations, is refused and changes nothing', async () => {

@@ -27,9 +27,14 @@ const COLLECTIONS = [
   ['documents', 'documents'],
   ['templates', 'templates'],
   ['blocks', 'blocks'],
+  ['forms', 'forms'],
+  ['fillouts', 'fillouts'],
   ['webhookEndpoints', 'webhook_endpoints'],
   ['webhookDeliveries', 'webhook_deliveries'],
 ] as const satisfies ReadonlyArray<readonly [keyof Data, Table]>;
+
+/** The collections whose records use assets (asset_users rows: an asset goes with the last of them). */
+const ASSET_USERS = ['documents', 'templates', 'blocks', 'fillouts'] as const satisfies ReadonlyArray<keyof Data>;
 
 const BLOB_ID = /^[0-9a-f-]{36}$/;
 
@@ -80,7 +85,7 @@ export async function migrateEmbeddedToPostgres(dataDir: string, url: string): P
       }
       // The balance of each organization came with it; entries keep their balanceAfter and their order.
       for (const e of data.ledger) await tx.query('INSERT INTO ledger (id, org_id, created_at, data) VALUES ($1, $2, $3, $4)', [e.id, e.orgId, e.createdAt, JSON.stringify(e)]);
-      for (const coll of ['documents', 'templates', 'blocks'] as const) {
+      for (const coll of ASSET_USERS) {
         for (const rec of Object.values(data[coll])) await setAssetUsers(tx, rec.id, rec.assetIds);
       }
       // A key's stored answer goes with it: a client retrying across the move gets the same answer.
@@ -109,7 +114,7 @@ export async function migrateEmbeddedToPostgres(dataDir: string, url: string): P
 
 async function countTables(pool: pg.Pool, data: Data): Promise<MigrationSummary['tables']> {
   const users = new Set<string>();
-  for (const coll of ['documents', 'templates', 'blocks'] as const) {
+  for (const coll of ASSET_USERS) {
     for (const rec of Object.values(data[coll])) for (const a of rec.assetIds ?? []) users.add(`${a}\u0000${rec.id}`);
   }
   const expected: Array<[string, number]> = [...COLLECTIONS.map(([coll, table]) => [table, Object.keys(data[coll]).length] as [string, number]), ['ledger', data.ledger.length], ['asset_users', users.size], ['idempotency_keys', Object.keys(data.idempotencyKeys).length]];

@@ -6,6 +6,7 @@ import { JOB_LEASES_SQL } from './pg-job-queue.js';
 import { ADMISSION_SQL, HOT_COLUMNS_SQL } from './pg-jobs.js';
 import { IDEMPOTENCY_SQL } from './pg-idempotency.js';
 import { WEBHOOKS_SQL } from './pg-webhooks.js';
+import { FORMS_SQL } from './pg-forms.js';
 
 export interface Migration {
   version: number;
@@ -62,6 +63,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: '0006_admission', sql: ADMISSION_SQL },
   { version: 7, name: '0007_webhooks', sql: WEBHOOKS_SQL },
   { version: 8, name: '0008_idempotency', sql: IDEMPOTENCY_SQL },
+  { version: 9, name: '0009_forms', sql: FORMS_SQL },
 ];
 
 /** The advisory lock key all Quire nodes migrate under ("quire-mg" as a 64-bit integer). */

@@ -3,6 +3,8 @@ import type pg from 'pg';
 import type { AssetRecord, BlockRecord, BulkJobRecord, DocumentRecord, TemplateRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, Organization, ResourceTokenRecord, StylePresetRecord } from '../../model.js';
 import type { IntegrationClient, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../model.js';
+import type { FilloutRecord, FormRecord } from '../../model.js';
+import type { PageKey } from '../store.js';
 
 export type Db = pg.Pool | pg.PoolClient;
 
@@ -32,14 +34,16 @@ const TABLES = {
   webhook_endpoints: spec<WebhookEndpointRecord>(['org_id', 'enabled', 'events', 'created_at'], (e) => [e.orgId, e.enabled, e.events, e.createdAt]),
   // A delivery's lease is in its own columns (lease_owner, lease_until), written by claims and attempts only.
   webhook_deliveries: spec<WebhookDeliveryRecord>(['org_id', 'endpoint_id', 'status', 'next_attempt_at', 'created_at'], (d) => [d.orgId, d.endpointId, d.status, d.nextAttemptAt, d.createdAt]),
+  forms: spec<FormRecord>(['org_id', 'document_id', 'created_at'], (f) => [f.orgId, f.documentId, f.createdAt]),
+  fillouts: spec<FilloutRecord>(['org_id', 'form_id', 'document_id', 'created_at'], (r) => [r.orgId, r.formId, r.documentId, r.createdAt]),
 };
 
 export type Tables = typeof TABLES;
 export type Table = keyof Tables;
 export type RecordOf<T extends Table> = Tables[T] extends TableSpec<infer R> ? R : never;
 
-/** The tables whose records use assets: documents, templates and reusable blocks. */
-export type AssetUserTable = 'documents' | 'templates' | 'blocks';
+/** The tables whose records use assets: documents, templates, reusable blocks and form records. */
+export type AssetUserTable = 'documents' | 'templates' | 'blocks' | 'fillouts';
 
 const upserts = new Map<Table, string>();
 
@@ -92,6 +96,14 @@ export async function readAll<R>(db: Db, sql: string, params: unknown[] = []): P
 /** The organization's records of a table in the order they were first written. */
 export function listOwn<T extends Table>(db: Db, table: T, orgId: string): Promise<Array<RecordOf<T>>> {
   return readAll<RecordOf<T>>(db, `SELECT data FROM ${table} WHERE org_id = $1 ORDER BY seq`, [orgId]);
+}
+
+/** A page of the newest first, as documents are listed: ids compare by code point (COLLATE "C"). */
+export function page<R>(db: Db, table: Table, where: string, params: unknown[], limit: number, after?: PageKey): Promise<R[]> {
+  const n = params.length;
+  const order = `ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $${n + 1}`;
+  if (!after) return readAll(db, `SELECT data FROM ${table} WHERE ${where} ${order}`, [...params, limit]);
+  return readAll(db, `SELECT data FROM ${table} WHERE ${where} AND (created_at < $${n + 2} OR (created_at = $${n + 2} AND id COLLATE "C" < $${n + 3})) ${order}`, [...params, limit, after.createdAt, after.id]);
 }
 
 /**

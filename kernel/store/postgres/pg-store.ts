@@ -1,8 +1,9 @@
 // The PostgreSQL metadata store (QUIRE_DATABASE_URL): the Store interface over a pg pool, with the embedded store's semantics.
-// Longer than 400 lines: one class implements the whole Store interface over one pool, one short method per operation; each area's SQL lives in its own file (pg-jobs, pg-workspace, pg-idempotency, pg-webhooks).
+// Longer than 400 lines: one class implements the whole Store interface over one pool, one short method per operation; each area's SQL lives in its own file (pg-jobs, pg-workspace, pg-idempotency, pg-webhooks, pg-forms).
 import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
+import { PgForms } from './pg-forms.js';
 import { KeyCache } from './pg-key-cache.js';
 import { fanOutBulk, PgWebhooks } from './pg-webhooks.js';
 import { addLedger, admitJob, checkCredit, claimJob, creditState, finishJob, FINISHED_CHANNEL, outstandingEstimate, readOrganizations, stageBulk, stageJob, type KnownJob } from './pg-jobs.js';
@@ -10,8 +11,9 @@ import { copy, databaseName, listOwn, prepared, put, readAll, readOne, readOwn, 
 import * as idempotency from './pg-idempotency.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from '../store.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
-import type { WebhookAttemptOutcome, WebhookEndpointChange } from '../store.js';
+import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from '../store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../../model.js';
+import type { FilloutRecord, FormRecord } from '../../model.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
@@ -34,6 +36,7 @@ export class PgStore implements Store {
   readonly #pool: pg.Pool;
   readonly #workspace: PgWorkspace;
   readonly #webhooks: PgWebhooks;
+  readonly #forms: PgForms;
   readonly #url: string;
   /** Unfinished jobs as this process last wrote them (admitted or claimed here), with the row version of that write. */
   readonly #known = new Map<string, KnownJob>();
@@ -47,6 +50,7 @@ export class PgStore implements Store {
     this.#pool.on('error', () => undefined);
     this.#workspace = new PgWorkspace(this.#pool);
     this.#webhooks = new PgWebhooks(this.#pool);
+    this.#forms = new PgForms(this.#pool);
   }
 
   async init(): Promise<void> {
@@ -464,6 +468,50 @@ export class PgStore implements Store {
 
   deleteWebhookDeliveriesBefore(instant: string): Promise<number> {
     return this.#webhooks.deleteDeliveriesBefore(instant);
+  }
+
+  createForm(form: FormRecord): Promise<void> {
+    return this.#forms.createForm(form);
+  }
+
+  getForm(orgId: string, id: string): Promise<FormRecord | undefined> {
+    return this.#forms.getForm(orgId, id);
+  }
+
+  getFormById(id: string): Promise<FormRecord | undefined> {
+    return this.#forms.getFormById(id);
+  }
+
+  listForms(orgId: string, filter: { documentId?: string }, limit: number, after?: PageKey): Promise<FormRecord[]> {
+    return this.#forms.listForms(orgId, filter, limit, after);
+  }
+
+  updateForm(orgId: string, id: string, change: (current: FormRecord) => FormChange, at: string, expectedVersion?: number): Promise<FormRecord | 'conflict' | undefined> {
+    return this.#forms.updateForm(orgId, id, change, at, expectedVersion);
+  }
+
+  deleteForm(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#forms.deleteForm(orgId, id);
+  }
+
+  createFillout(record: FilloutRecord, newAssets: AssetRecord[]): Promise<void> {
+    return this.#forms.createFillout(record, newAssets);
+  }
+
+  getFillout(orgId: string, id: string): Promise<FilloutRecord | undefined> {
+    return this.#forms.getFillout(orgId, id);
+  }
+
+  listFillouts(orgId: string, filter: { formId?: string; documentId?: string }, limit: number, after?: PageKey): Promise<FilloutRecord[]> {
+    return this.#forms.listFillouts(orgId, filter, limit, after);
+  }
+
+  updateFillout(orgId: string, id: string, patch: FilloutPatch): Promise<FilloutRecord | undefined> {
+    return this.#forms.updateFillout(orgId, id, patch);
+  }
+
+  deleteFillout(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
+    return this.#forms.deleteFillout(orgId, id);
   }
 }
 

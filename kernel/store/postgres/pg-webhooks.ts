@@ -1,7 +1,7 @@
 // Webhook endpoints and deliveries on PostgreSQL: migration 0007, the fan-out a job's finishing statement runs, and the
 // queue of deliveries that any node claims (FOR UPDATE SKIP LOCKED: each due delivery goes to one node at a time).
 import type pg from 'pg';
-import { copy, put, readAll, readOwn, transaction } from './pg-rows.js';
+import { copy, page, put, readAll, readOwn, transaction } from './pg-rows.js';
 import { attemptedDelivery, healthChange } from '../webhook-records.js';
 import type { JobLease, PageKey, WebhookAttemptOutcome, WebhookEndpointChange } from '../store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../../model.js';
@@ -57,14 +57,6 @@ const BULK_FAN_OUT = fanOutSql({ eventId: '$1', event: '$2', at: '$3', orgId: '$
 /** The deliveries of a bulk job's event, in the caller's transaction (the one that finishes the bulk job). */
 export async function fanOutBulk(tx: pg.PoolClient, orgId: string, bulkId: string, event: WebhookEvent | undefined): Promise<void> {
   if (event) await tx.query(BULK_FAN_OUT, [event.id, event.event, event.createdAt, orgId, bulkId]);
-}
-
-/** A page of the newest first, as documents are listed: ids compare by code point (COLLATE "C"). */
-function page<R>(db: pg.Pool, table: string, where: string, params: unknown[], limit: number, after?: PageKey): Promise<R[]> {
-  const n = params.length;
-  const order = `ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $${n + 1}`;
-  if (!after) return readAll(db, `SELECT data FROM ${table} WHERE ${where} ${order}`, [...params, limit]);
-  return readAll(db, `SELECT data FROM ${table} WHERE ${where} AND (created_at < $${n + 2} OR (created_at = $${n + 2} AND id COLLATE "C" < $${n + 3})) ${order}`, [...params, limit, after.createdAt, after.id]);
 }
 
 const CLAIM_SQL = `

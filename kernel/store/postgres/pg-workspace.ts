@@ -1,8 +1,9 @@
-// The workspace part of the PostgreSQL store: style presets, documents, templates, reusable blocks and the assets they share.
+// The workspace part of the PostgreSQL store: style presets, documents, templates, reusable blocks and the assets they share (pg-asset-users.ts).
 import type pg from 'pg';
 import type { BlockChange, DocumentChange, PageKey, StylePresetPatch, TemplateChange } from '../store.js';
 import type { AssetRecord, BlockRecord, DocumentRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
-import { copy, listOwn, put, readAll, readOwn, setAssetUsers, transaction, type AssetUserTable, type Db, type RecordOf } from './pg-rows.js';
+import { copy, listOwn, put, readAll, readOwn, setAssetUsers, transaction, type Db, type RecordOf } from './pg-rows.js';
+import { assetsReleasedBy, createAssetUser, deleteAssetUser, deleteAssets } from './pg-asset-users.js';
 
 /** Oldest first, ties by id: the embedded store's order of presets, templates and blocks. */
 const oldestFirst = (a: { createdAt: string; id: string }, b: { createdAt: string; id: string }) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
@@ -56,7 +57,7 @@ export class PgWorkspace {
   }
 
   createDocument(doc: DocumentRecord, newAssets: AssetRecord[]): Promise<void> {
-    return this.#createUser('documents', doc, newAssets);
+    return createAssetUser(this.pool, 'documents', doc, newAssets);
   }
 
   getDocument(orgId: string, id: string): Promise<DocumentRecord | undefined> {
@@ -81,11 +82,11 @@ export class PgWorkspace {
   }
 
   deleteDocument(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
-    return this.#deleteUser('documents', orgId, id);
+    return deleteAssetUser(this.pool, 'documents', orgId, id);
   }
 
   createTemplate(template: TemplateRecord, newAssets: AssetRecord[]): Promise<void> {
-    return this.#createUser('templates', template, newAssets);
+    return createAssetUser(this.pool, 'templates', template, newAssets);
   }
 
   getTemplate(orgId: string, id: string): Promise<TemplateRecord | undefined> {
@@ -102,11 +103,11 @@ export class PgWorkspace {
   }
 
   deleteTemplate(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
-    return this.#deleteUser('templates', orgId, id);
+    return deleteAssetUser(this.pool, 'templates', orgId, id);
   }
 
   createBlock(block: BlockRecord, newAssets: AssetRecord[]): Promise<void> {
-    return this.#createUser('blocks', block, newAssets);
+    return createAssetUser(this.pool, 'blocks', block, newAssets);
   }
 
   getBlock(orgId: string, id: string): Promise<BlockRecord | undefined> {
@@ -131,7 +132,7 @@ export class PgWorkspace {
   }
 
   deleteBlock(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
-    return this.#deleteUser('blocks', orgId, id);
+    return deleteAssetUser(this.pool, 'blocks', orgId, id);
   }
 
   getAsset(orgId: string, id: string): Promise<AssetRecord | undefined> {
@@ -141,15 +142,6 @@ export class PgWorkspace {
   async findAssetBySource(orgId: string, sourceImageId: string): Promise<AssetRecord | undefined> {
     const [asset] = await readAll<AssetRecord>(this.pool, 'SELECT data FROM assets WHERE org_id = $1 AND source_image_id = $2 ORDER BY seq DESC LIMIT 1', [orgId, sourceImageId]);
     return asset;
-  }
-
-  /** The record and the new assets it is the first to use, with its asset_users rows, in one transaction. */
-  async #createUser<T extends AssetUserTable>(table: T, rec: RecordOf<T> & { id: string; assetIds?: string[] }, newAssets: AssetRecord[]): Promise<void> {
-    await transaction(this.pool, async (tx) => {
-      for (const a of newAssets) await put(tx, 'assets', copy(a));
-      await put(tx, table, copy(rec));
-      await setAssetUsers(tx, rec.id, rec.assetIds);
-    });
   }
 
   /** A change of a document or template: version + 1, new assets and released assets in one transaction. */
@@ -167,34 +159,4 @@ export class PgWorkspace {
       return { record: updated, releasedAssets: released };
     });
   }
-
-  /** Deletes the record and, in the same transaction, the assets only it used (returned: the caller deletes their bytes). */
-  #deleteUser(table: AssetUserTable, orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
-    return transaction(this.pool, async (tx) => {
-      const rec = await readOwn(tx, table, orgId, id, true);
-      if (!rec) return undefined;
-      const released = await assetsReleasedBy(tx, rec, []);
-      await tx.query(`DELETE FROM ${table} WHERE id = $1`, [id]);
-      await setAssetUsers(tx, id, []);
-      await deleteAssets(tx, released);
-      return { releasedAssets: released };
-    });
-  }
-}
-
-/**
- * The assets of `rec` that no document, template or block will use once `rec` uses only `keep`. Their rows are locked
- * first, so two records dropping a shared asset at once do not each see the other as still using it.
- */
-async function assetsReleasedBy(tx: Db, rec: { id: string; assetIds?: string[] }, keep: string[]): Promise<string[]> {
-  const candidates = (rec.assetIds ?? []).filter((a) => !keep.includes(a));
-  if (!candidates.length) return [];
-  await tx.query('SELECT id FROM assets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', [candidates]);
-  const { rows } = await tx.query<{ asset_id: string }>('SELECT DISTINCT asset_id FROM asset_users WHERE asset_id = ANY($1::text[]) AND user_id <> $2', [candidates, rec.id]);
-  const shared = new Set(rows.map((r) => r.asset_id));
-  return candidates.filter((a) => !shared.has(a));
-}
-
-async function deleteAssets(tx: Db, ids: string[]): Promise<void> {
-  if (ids.length) await tx.query('DELETE FROM assets WHERE id = ANY($1::text[])', [ids]);
 }
