@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import { startServer, mainAndOtherOrg, OWNER_KEY, cleanup, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
-import { redPng, renderAndDownload, uploadTempImage, waitForRender } from '../helpers/render-jobs.js';
+import { redPng, renderAndDownload, uploadTempImage } from '../helpers/render-jobs.js';
 import { pdfimagesList, popplerOutput } from '../helpers/poppler.js';
 import { pythonDocx } from '../helpers/python-docx.js';
 import { decodePng, inkShare, pngSize } from '../helpers/image-readers.js';
@@ -197,16 +197,13 @@ test('format PNG renders the first page as an A4 PNG at 150 dpi', async () => {
   assert.equal(pngSize(small.bytes), { width: Math.round((210 / 25.4) * 72), height: Math.round((297 / 25.4) * 72) });
 });
 
-test('shows filloutId on the job; answers 404 for an unknown document and 400 for image options with PDF', async () => {
+// A render of a record (filloutId) and its job's filloutId: test/e2e/forms-api.test.ts.
+test('answers 404 for an unknown record (filloutId) or document and 400 for image options with PDF', async () => {
   const doc = await create(LETTER);
   const url = `${API}/render/document/${doc.id}`;
-  const created = await owner.post(url, { filloutId: 'fill-42' });
-  assert.is(created.status, 202, created.bytes.toString());
-  assert.is(created.body.filloutId, 'fill-42');
-  assert.is(created.body.format, 'PDF');
-  const job = await waitForRender(owner, created.body.jobId);
-  assert.is(job.status, 'COMPLETED', job.error);
-  assert.is(job.filloutId, 'fill-42');
+  const noRecord = await owner.post(url, { filloutId: 'fill-42' });
+  assert.is(noRecord.status, 404, noRecord.bytes.toString());
+  assert.equal(noRecord.body.errors.map((e: Json) => e.path), ['filloutId']);
   for (const id of [randomUUID(), 'not-a-document']) {
     const missing = await owner.post(`${API}/render/document/${id}`, {});
     assert.is(missing.status, 404, id);
