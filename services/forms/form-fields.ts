@@ -74,7 +74,7 @@ function tableColumns(table: Obj): FormColumn[] {
 function derive(name: string, value: unknown): FormField {
   if (typeof value === 'number') return { ...blank(name, 'number'), defaultValue: value };
   if (typeof value === 'string') {
-    const kind: FormFieldKind = DATE.test(value) ? 'date' : value.includes('\n') || value.length > 200 ? 'textarea' : 'text';
+    const kind: FormFieldKind = validDate(value) ? 'date' : value.includes('\n') || value.length > 200 ? 'textarea' : 'text';
     return { ...blank(name, kind), defaultValue: value };
   }
   if (isObj(value) && value.type === 'image') return blank(name, 'image');
@@ -110,7 +110,7 @@ function convertDefault(value: FormValue | null, field: FormField): FormValue | 
     case 'boolean':
       return value === (field.trueText ?? 'Yes');
     case 'date':
-      return typeof value === 'string' && DATE.test(value) ? value : null;
+      return typeof value === 'string' && validDate(value) ? value : null;
     case 'choice':
       return field.choices?.some((c) => c.value === String(value)) ? String(value) : null;
     default:
@@ -231,6 +231,8 @@ function overrideColumns(columns: FormColumn[], overrides: NonNullable<FieldOver
   return out;
 }
 
+/** `YYYY-MM-DD` naming a day of the calendar (not 2026-02-30). */
 function validDate(s: string): boolean {
-  return DATE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+  const t = Date.parse(`${s}T00:00:00Z`);
+  return DATE.test(s) && !Number.isNaN(t) && new Date(t).toISOString().startsWith(s);
 }
