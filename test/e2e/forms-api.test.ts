@@ -1,6 +1,7 @@
 // Interactive forms and records through the API key routes: fields derived from every kind of variable and changed by
 // overrides, links revoked, rotated and expired, paging, If-Match, records read, deleted and exported (CSV read back by
-// csv-parse), renders of a record with filloutId read back by pdftotext, and another organization seeing none of it.
+// csv-parse), renders of a record with filloutId (and at once, autoRender; kept with the reason when unpaid) read back by
+// pdftotext, and another organization seeing none of it.
 // Longer than 400 lines: one server set-up serves every route of the forms API, each test a few HTTP exchanges.
 //
 // The server runs in this process (startQuire + createServer, as test/kernel/injected-clock does): a record is made
@@ -38,6 +39,8 @@ let quire: Quire;
 let http: QuireServer;
 let api: ApiClient;
 let other: ApiClient;
+/** An organization without credits. */
+let broke: ApiClient;
 let baseUrl: string;
 let docId: string;
 let otherDocId: string;
@@ -61,6 +64,8 @@ test.before(async () => {
   await run(['org', 'create', '--name', 'Main', '--credits', '1000']);
   const otherOrg = await run(['org', 'create', '--name', 'Other', '--credits', '100']);
   const otherKey = await run(['key', 'create', '--org', otherOrg.id, '--role', 'owner']);
+  const brokeOrg = await run(['org', 'create', '--name', 'Broke', '--credits', '0']);
+  const brokeKey = await run(['key', 'create', '--org', brokeOrg.id, '--role', 'owner']);
   const config = loadConfig({ QUIRE_DATA_DIR: dataDir, QUIRE_BOOTSTRAP_API_KEY: OWNER_KEY, QUIRE_RATE_LIMIT_PER_MINUTE: '0', ...env });
   quire = await startQuire(config, { logger: createLogger('silent') });
   http = createServer(quire);
@@ -69,6 +74,7 @@ test.before(async () => {
   quire.config.publicUrl = baseUrl;
   api = new ApiClient(baseUrl, OWNER_KEY);
   other = api.withKey(otherKey.key);
+  broke = api.withKey(brokeKey.key);
   docId = (await saveDocument(api, await invoiceConfig(api))).id;
   otherDocId = (await saveDocument(other, { document: { type: 'pdf' }, variables: { name: 'x' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Hi {{name}}' }] }] })).id;
 });
@@ -367,19 +373,30 @@ test('refuses filloutId of another document (400), an unknown or another organiz
 });
 
 test('renders each record of an autoRender form at once, with its filloutId, and reports the render', async () => {
-  const form = await createForm({ autoRender: true });
-  const { record, job } = await submit(form, { client_name: 'Auto Corp' });
+  const form = await createForm({ autoRender: true, fields: [{ name: 'order_ref', kind: 'boolean', trueText: 'Express delivery', falseText: 'Standard delivery' }] });
+  const { record, job } = await submit(form, { client_name: 'Auto Corp', order_ref: true }, true);
   assert.ok(job, 'the render was admitted');
   assert.is(record.jobId, job!.id);
   assert.is(record.renderError, null);
   const text = await pdfText(job!.id);
-  assert.ok(text.includes('Auto Corp'), text);
+  assert.ok(text.includes('Auto Corp') && text.includes('Express delivery'), text);
   const view = await api.get(`${API}/render/${job!.id}`);
   assert.is(view.body.filloutId, record.id);
   const status = await quire.services.forms.renderStatus(record);
   assert.is(status?.status, 'COMPLETED');
   assert.match(status!.downloadUrl!, /\/render\/.+\/download\?token=/);
   assert.is((await api.get(`${API}/records/${record.id}`)).body.jobId, job!.id);
+});
+
+test('keeps a record whose render the organization cannot pay for, with the reason', async () => {
+  const doc = await saveDocument(broke, { document: { type: 'pdf' }, variables: { name: 'x' }, sections: [{ type: 'flow', content: [{ type: 'text', text: 'Hi {{name}}' }] }] });
+  const made = await broke.post(`${API}/documents/${doc.id}/forms`, { autoRender: true });
+  assert.is(made.status, 201, made.bytes.toString());
+  const { record, job } = await submit(made.body, { name: 'Nobody' });
+  assert.is(job, null);
+  assert.is(record.renderError?.code, 'INSUFFICIENT_CREDITS');
+  const read = await broke.get(`${API}/records/${record.id}`);
+  assert.equal([read.body.values.name, read.body.jobId, read.body.renderError.code], ['Nobody', null, 'INSUFFICIENT_CREDITS']);
 });
 
 test('exports a form\'s records as CSV (spreadsheet formulas defused) and as JSON', async () => {
