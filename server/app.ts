@@ -27,6 +27,7 @@ import { templateRoutes } from './routes/templates.js';
 import { blockRoutes } from './routes/blocks.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { formRoutes } from './routes/forms.js';
+import { publicFormRoutes } from './routes/public-forms.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -141,6 +142,7 @@ export function createServer(quire: Quire): QuireServer {
     ...blockRoutes(),
     ...webhookEndpointRoutes(),
     ...formRoutes(),
+    ...publicFormRoutes(quire.formRateLimits),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];

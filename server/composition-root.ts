@@ -45,6 +45,7 @@ import { WebhookDispatcher } from '../services/webhook-dispatcher.js';
 import { WebhookEndpoints } from '../services/webhook-endpoints.js';
 import { FormService } from '../services/forms/form-service.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
+import { FormRateLimits } from './forms-page/rate-limits.js';
 
 export interface QuireOptions {
   clock?: Clock;
@@ -78,6 +79,8 @@ export interface Quire {
   log: Logger;
   /** Per-key request budgets: one per server with the embedded store, one per deployment on PostgreSQL. */
   rateLimiter: RateLimiter;
+  /** The public form pages' per-form budgets (submissions, previews), shared like `rateLimiter`. */
+  formRateLimits: FormRateLimits;
   /** Graceful stop of the kernel (see Kernel.stop), then of the services' own threads. */
   stop(graceMs?: number): Promise<boolean>;
 }
@@ -113,6 +116,8 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     // On PostgreSQL every node takes from the same buckets, so a key's budget is the deployment's, not each server's.
     const rateLimiter: RateLimiter = config.databaseUrl && config.rateLimitPerMinute > 0 ? new PgRateLimiter(config.databaseUrl, config.rateLimitPerMinute) : new MemoryRateLimiter(config.rateLimitPerMinute);
     opened.push(() => rateLimiter.close());
+    const formRateLimits = new FormRateLimits(config.databaseUrl);
+    opened.push(() => formRateLimits.close());
     const secret = await loadSigningSecret(config.dataDir, config.signingSecret);
     const inspector = new FileInspector();
     opened.push(() => inspector.close());
@@ -170,6 +175,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
       config,
       log,
       rateLimiter,
+      formRateLimits,
       async stop(graceMs?: number): Promise<boolean> {
         // Before the kernel closes the store: attempts under way settle (bounded); what is left stays PENDING for the next start.
         await dispatcher.stop();
@@ -177,6 +183,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
         await markdown.close();
         await tables.close();
         await rateLimiter.close();
+        await formRateLimits.close();
         return drained;
       },
     };
