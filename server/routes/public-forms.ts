@@ -15,8 +15,8 @@ import { csrfCookieOf, csrfField, csrfMatches, csrfSetCookie, newCsrfCookie, rec
 import { acceptedLocale, pageStrings, type PageStrings } from '../forms-page/strings.js';
 import type { SafeHtml } from '../forms-page/html.js';
 
-/** Scripts and styles from this server only, no framing, forms posting back here only. */
-const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' blob: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+/** Scripts, styles and fetches (the preview, the receipt's status) from this server only, no framing, forms posting back here only. */
+const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' blob: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 function securityHeaders(res: ServerResponse): void {
   res.setHeader('Cache-Control', 'no-store');

@@ -102,7 +102,7 @@ test('the page has the security headers, a CSRF cookie for this form only, and a
   assert.is(h.get('cache-control'), 'no-store');
   assert.is(h.get('referrer-policy'), 'no-referrer');
   assert.is(h.get('x-content-type-options'), 'nosniff');
-  assert.is(h.get('content-security-policy'), "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' blob: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  assert.is(h.get('content-security-policy'), "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' blob: data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
   const cookie = h.get('set-cookie')!;
   assert.match(cookie, /^quire_form=[A-Za-z0-9_-]{43}; Path=\/f\/[^;]+; HttpOnly; SameSite=Strict$/);
   assert.match(cookie, `Path=/f/${form.id};`);
