@@ -102,7 +102,7 @@ function textInput(ctx: FieldContext): SafeHtml {
   const id = fieldId(i);
   const error = ctx.errorsByName.get(field.name);
   const value = input.raw ? rawValue(input.raw, field.name) : textOf(field.defaultValue);
-  const extra = field.kind === 'list' ? input.strings.t('page.listHelp') : field.kind === 'date' ? 'YYYY-MM-DD' : null;
+  const extra = field.kind === 'list' ? input.strings.t('page.listHelp') : null;
   const n = notes(ctx, extra, error);
   const common = html` id="${id}" name="${field.name}"${field.placeholder ? html` placeholder="${field.placeholder}"` : ''}${n.describedBy ? html` aria-describedby="${n.describedBy}"` : ''}${attr('aria-required="true"', field.required)}${attr('aria-invalid="true"', !!error)}`;
   let control: SafeHtml;
