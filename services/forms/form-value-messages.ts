@@ -1,13 +1,15 @@
 // The words of a form's validation errors in the four built-in locales; a form's `labels` replace any of them by key.
+import { FORM_LOCALES } from '../../contracts/forms.js';
+
+export { FORM_LOCALES };
 
 /** The built-in locales of the public page (its own texts and these messages). */
-export const FORM_LOCALES = ['en', 'de', 'fr', 'es'] as const;
 export type FormLocale = (typeof FORM_LOCALES)[number];
 
 /** The locale a form's texts are in: its own when built in, else English. */
 export function formLocale(locale: string | null | undefined): FormLocale {
   const base = (locale ?? '').toLowerCase().split(/[-_]/)[0] as FormLocale;
-  return FORM_LOCALES.includes(base) ? base : 'en';
+  return (FORM_LOCALES as readonly string[]).includes(base) ? base : 'en';
 }
 
 /** Message keys (docs/forms-page.md lists them); `{label}` and the other braces are filled in. */

@@ -5,6 +5,7 @@ import { HttpError } from '../../contracts/errors.js';
 import { checkImage, type ImageLimits } from '../../engines/image/image-check.js';
 import type { FormColumn, FormField, FormRecord, FormValue } from '../../kernel/model.js';
 import { valueMessage, type ValueMessageKey } from './form-value-messages.js';
+import type { FormUpload } from './form-service.js';
 
 /** One uploaded file of a submission, as the multipart reader kept it (an empty file input sends no bytes and no name). */
 export interface RawFile {
@@ -18,12 +19,6 @@ export interface RawSubmission {
   files: Map<string, RawFile[]>;
 }
 
-/** A checked image, ready for FormService.submit. */
-export interface FormUpload {
-  bytes: Buffer;
-  mimeType: string;
-  filename: string;
-}
 
 /** One problem: `name` is the input it belongs to (`items[1][qty]`, or the field's own name), `field` the form field. */
 export interface FieldProblem {
@@ -35,7 +30,7 @@ export interface FieldProblem {
 export interface CheckedSubmission {
   /** The valid values by field name (images not among them; missing non-required fields left out). */
   values: Record<string, FormValue>;
-  /** The valid images by field name. */
+  /** The valid images by field name (checked: what FormService.submit takes). */
   uploads: Record<string, FormUpload>;
   /** Empty when the submission may be stored. */
   errors: FieldProblem[];

@@ -5,12 +5,11 @@
 // Longer than 400 lines: one server and one document serve every behaviour of the page; each test a few exchanges.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { crc32 } from 'node:zlib';
 import { cleanup, OWNER_KEY, startServer, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { redPng } from '../helpers/render-jobs.js';
 import { pdftotextLayout } from '../helpers/poppler.js';
-import { createForm, everyKindDocument, FormVisitor, hiddenValue, unescapeHtml } from '../helpers/public-form.js';
+import { createForm, everyKindDocument, FormVisitor, hiddenValue, pngBomb, unescapeHtml } from '../helpers/public-form.js';
 
 type Json = Record<string, any>;
 const API = '/api/v1/dev';
@@ -44,22 +43,6 @@ function validFields(name = 'Ada Lovelace'): Array<[string, string]> {
   ];
 }
 
-/** A PNG whose header claims 100,000 × 100,000 pixels: a few bytes that would decode to tens of gigabytes. */
-function pngBomb(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, 8 + data.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(100_000, 0);
-  ihdr.writeUInt32BE(100_000, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])), chunk('IEND', Buffer.alloc(0))]);
-}
 
 test.before(async () => {
   server = await startServer();

@@ -1,6 +1,7 @@
 // The public form page driven as a browser without JavaScript would: a document with a variable of every kind, its
 // form made through the API, the page fetched (its CSRF cookie and hidden field kept) and posted back as a form post.
 import * as assert from 'uvu/assert';
+import { crc32 } from 'node:zlib';
 import type { ApiClient } from './api-client.js';
 import { uploadRedPng } from './render-jobs.js';
 
@@ -115,4 +116,21 @@ export class FormVisitor {
 /** HTML entities of our escaping, undone (to compare texts the page shows). */
 export function unescapeHtml(text: string): string {
   return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#96;/g, '`').replace(/&amp;/g, '&');
+}
+
+/** A PNG whose header claims `width` × `height` pixels in a few bytes: what would decode to gigabytes (a decompression bomb). */
+export function pngBomb(width = 100_000, height = 100_000): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body) >>> 0, 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])), chunk('IEND', Buffer.alloc(0))]);
 }

@@ -2,10 +2,10 @@
 // input's own name (table cells included), messages in the form's locale or its own words, images typed by content.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { crc32 } from 'node:zlib';
 import { createCanvas } from '@napi-rs/canvas';
 import { checkSubmission, parseNumber, isDate, type RawSubmission } from '../../services/forms/form-values.js';
 import type { FormField, FormRecord } from '../../kernel/model.js';
+import { pngBomb } from '../helpers/public-form.js';
 
 const LIMITS = { maxPixels: 50_000_000, maxSide: 20_000 };
 
@@ -27,22 +27,6 @@ function png(width: number, height: number): Buffer {
   return createCanvas(width, height).encodeSync('png');
 }
 
-/** A PNG whose header claims a huge picture: a handful of bytes that would decode to gigabytes. */
-function pngBomb(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, 8 + data.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])), chunk('IEND', Buffer.alloc(0))]);
-}
 
 test('every kind is read into its type; missing optional fields are left out and a checkbox is false', async () => {
   const f = form([
