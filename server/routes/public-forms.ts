@@ -3,7 +3,7 @@
 // its download; every failure is a page of its own (404, 410, 413, 429, 500), never a stack trace.
 import type { ServerResponse } from 'node:http';
 import { FormLinkError } from '../../services/forms/form-service.js';
-import { checkSubmission, rawTableRows, type RawSubmission } from '../../services/forms/form-values.js';
+import { checkSubmission, DEFAULT_MAX_ITEMS, rawTableRows, type RawSubmission } from '../../services/forms/form-values.js';
 import type { FilloutRecord, FormRecord } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { FORM_ASSETS } from '../forms-page/assets.js';
@@ -137,8 +137,8 @@ function changeRows(form: FormRecord, raw: RawSubmission, action: string): void 
   if (verb === 'add-row') {
     const rows = rawTableRows(raw, field);
     const next = rows.length ? rows[rows.length - 1]!.index + 1 : 0;
-    // One row more than the index a row can have would be refused: the page keeps what it has.
-    if (next > 9999 || rows.length >= (field.maxItems ?? 200)) return;
+    // A row the checks would refuse (past the row limit, or an index of more than four digits) is not offered.
+    if (next > 9999 || rows.length >= (field.maxItems ?? DEFAULT_MAX_ITEMS.table)) return;
     for (const column of field.columns ?? []) raw.fields.set(`${field.name}[${next}][${column.name}]`, ['']);
   } else if (verb === 'remove-row') {
     const prefix = `${field.name}[${Number(index)}][`;

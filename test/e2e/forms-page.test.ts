@@ -235,6 +235,27 @@ test('submissions over the form’s rate answer 429 with Retry-After', async () 
   assert.equal(await records(limited.id), []);
 });
 
+test('a form that keeps IPs and does not render: the record has the address, the receipt only thanks', async () => {
+  const plain = await createForm(api, docId, { recordIp: true, locale: 'fr', labels: { 'receipt.title': 'Merci beaucoup' } });
+  const v = visitor(plain);
+  await v.open();
+  const sent = await v.post(validFields('Marie Curie'), { headers: { 'Accept-Language': 'fr-FR' } });
+  assert.is(sent.status, 303, sent.html);
+  const [record] = await records(plain.id);
+  assert.is(record.submitter.ip, '127.0.0.1');
+  assert.is(record.submitter.locale, 'fr-FR');
+  assert.is(record.jobId, null);
+  const receipt = await v.open(sent.headers.get('location')!);
+  assert.is(receipt.status, 200);
+  assert.match(receipt.html, '<html lang="fr">');
+  assert.match(receipt.html, '<h1>Merci beaucoup</h1>');
+  assert.match(receipt.html, 'Vos réponses ont été reçues.');
+  assert.not.match(receipt.html, 'id="download"');
+  assert.not.match(receipt.html, 'http-equiv="refresh"');
+  const status = await fetch(server.baseUrl + sent.headers.get('location')!.replace('?', '/status?'));
+  assert.equal(await status.json(), { state: 'none' });
+});
+
 test('bodies over the limits answer 413 pages', async () => {
   const v = visitor();
   await v.open();
