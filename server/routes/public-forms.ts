@@ -4,7 +4,8 @@
 import type { ServerResponse } from 'node:http';
 import { FormLinkError } from '../../services/forms/form-service.js';
 import { checkSubmission, DEFAULT_MAX_ITEMS, rawTableRows, type RawSubmission } from '../../services/forms/form-values.js';
-import type { FilloutRecord, FormRecord } from '../../kernel/model.js';
+import { HttpError } from '../../contracts/errors.js';
+import type { DocumentRecord, FilloutRecord, FormRecord } from '../../kernel/model.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { FORM_ASSETS } from '../forms-page/assets.js';
 import { BodyRefused, FORM_BODY_LIMITS, readFormBody } from '../forms-page/body.js';
@@ -56,7 +57,7 @@ function visitorStrings(ctx: RouteContext): PageStrings {
 }
 
 /** The link's form and document, or the 404/410 page (in the visitor's language: the form may not be known). */
-async function openForm(ctx: RouteContext): Promise<{ form: FormRecord; document: Awaited<ReturnType<RouteContext['services']['forms']['openPublic']>>['document']; token: string; strings: PageStrings }> {
+async function openForm(ctx: RouteContext): Promise<{ form: FormRecord; document: DocumentRecord; token: string; strings: PageStrings }> {
   const token = ctx.query.get('token');
   try {
     const { form, document } = await ctx.services.forms.openPublic(ctx.params.formId!, token);
@@ -113,11 +114,13 @@ function imageLimits(ctx: RouteContext) {
   return { maxPixels: ctx.kernel.config.maxImagePixels, maxSide: ctx.kernel.config.maxImageSide };
 }
 
-/** Reads the post and checks its CSRF pair and honeypot. */
+/** Reads the post and checks its CSRF pair and honeypot; a post without the cookie is refused before its body is read. */
 async function readPost(ctx: RouteContext, form: FormRecord, strings: PageStrings, token: string): Promise<RawSubmission> {
   refuseCrossSite(ctx, strings, token);
+  const cookie = csrfCookieOf(ctx.req.headers.cookie);
+  if (!cookie) throw csrfPage(ctx, strings, token);
   const raw = await readFormBody(ctx.req);
-  if (!csrfMatches(ctx.kernel.secret, form.id, csrfCookieOf(ctx.req.headers.cookie), raw.fields.get('_csrf')?.[0])) throw csrfPage(ctx, strings, token);
+  if (!csrfMatches(ctx.kernel.secret, form.id, cookie, raw.fields.get('_csrf')?.[0])) throw csrfPage(ctx, strings, token);
   if ((raw.fields.get('website') ?? []).some((v) => v !== '')) {
     ctx.log.info({ formId: form.id }, 'public form honeypot filled; nothing stored');
     throw new PageAnswer(400, messagePage(strings, strings.t('error.rejectedTitle'), strings.t('error.rejected')));
@@ -197,7 +200,15 @@ async function postPreview(ctx: RouteContext, limits: FormRateLimits): Promise<v
   const decision = await limits.preview(form.id);
   if (!decision.allowed) throw rateLimited(strings, decision.retryAfterSeconds);
   const checked = await checkSubmission(form, raw, imageLimits(ctx));
-  const png = await renderPreview(ctx.kernel, ctx.services, form, document, checked.values);
+  let png: Buffer;
+  try {
+    png = await renderPreview(ctx.kernel, ctx.services, form, document, checked.values);
+  } catch (err) {
+    // The document with these values does not render (e.g. a value its checks refuse): the script says the preview is unavailable.
+    if (!(err instanceof HttpError)) throw err;
+    ctx.log.info({ formId: form.id, code: err.code, reason: err.message }, 'form preview not rendered');
+    throw new PageAnswer(err.status >= 500 ? 503 : 422, messagePage(strings, strings.t('page.previewHeading'), strings.t('page.previewFailed')));
+  }
   securityHeaders(ctx.res);
   ctx.res.setHeader('Content-Type', 'image/png');
   ctx.res.setHeader('Content-Length', String(png.length));
@@ -257,7 +268,10 @@ async function getDownload(ctx: RouteContext): Promise<void> {
 
 async function getAsset(ctx: RouteContext): Promise<void> {
   const asset = FORM_ASSETS.get(ctx.params.name!);
-  if (!asset) throw new PageAnswer(404, messagePage(visitorStrings(ctx), visitorStrings(ctx).t('error.notFoundTitle'), visitorStrings(ctx).t('error.notFound')));
+  if (!asset) {
+    const s = visitorStrings(ctx);
+    throw new PageAnswer(404, messagePage(s, s.t('error.notFoundTitle'), s.t('error.notFound')));
+  }
   ctx.res.setHeader('Content-Type', asset.type);
   ctx.res.setHeader('Content-Length', String(asset.body.length));
   // The name carries the content's hash: a changed file has another name.
