@@ -135,7 +135,7 @@ function choiceInput(ctx: FieldContext): SafeHtml {
   const choices = field.choices ?? [];
   const n = notes(ctx, null, error);
   if (choices.length <= 4) {
-    return html`<fieldset class="field${error ? ' has-error' : ''}"${n.describedBy ? html` aria-describedby="${n.describedBy}"` : ''}${attr('aria-required="true"', field.required)}><legend>${field.label}${requiredMark(ctx)}</legend>${n.markup}${choices.map(
+    return html`<fieldset class="field${error ? ' has-error' : ''}" role="radiogroup"${n.describedBy ? html` aria-describedby="${n.describedBy}"` : ''}${attr('aria-required="true"', field.required)}><legend>${field.label}${requiredMark(ctx)}</legend>${n.markup}${choices.map(
       (c, k) => html`<div class="choice"><input type="radio" id="${id}-${k}" name="${field.name}" value="${c.value}"${attr('checked', c.value === value)}${attr('aria-invalid="true"', !!error)}><label for="${id}-${k}">${c.label}</label></div>`,
     )}</fieldset>`;
   }

@@ -69,7 +69,7 @@ test('the page is HTML with a label for every input, named after the variables, 
     assert.ok(id, `an input named ${name}`);
     assert.match(page.html, `<label for="${id}">`, `a label for ${name}`);
   }
-  assert.match(page.html, /<fieldset[^>]*><legend>Size<\/legend>/, 'three choices are radios in a fieldset');
+  assert.match(page.html, /<fieldset class="field" role="radiogroup" aria-required="true"><legend>Size <span class="req">\(required\)<\/span><\/legend>/, 'three choices are radios in a fieldset');
   assert.match(page.html, /<label for="f-0">Client name <span class="req">\(required\)<\/span><\/label>/, 'required is said in words');
   assert.match(page.html, /aria-describedby="f-0-help"/);
   assert.match(page.html, /enctype="multipart\/form-data"/, 'the form takes an image');

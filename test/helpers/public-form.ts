@@ -46,7 +46,7 @@ export async function everyKindDocument(api: ApiClient, name = 'Order form'): Pr
 export const EVERY_KIND_FIELDS = [
   { name: 'client_name', required: true, help: 'As on your invoice.' },
   { name: 'amount', min: 1, max: 1000 },
-  { name: 'size', kind: 'choice', choices: [{ value: 'S', label: 'Small' }, { value: 'M', label: 'Medium' }, { value: 'L', label: 'Large' }] },
+  { name: 'size', kind: 'choice', required: true, choices: [{ value: 'S', label: 'Small' }, { value: 'M', label: 'Medium' }, { value: 'L', label: 'Large' }] },
   { name: 'express', kind: 'boolean', trueText: 'Express delivery', falseText: 'Standard delivery' },
 ];
 
