@@ -5,7 +5,6 @@ import { fillIn, formLocale, type FormLocale, FORM_LOCALES } from '../../service
 
 const EN = {
   'page.required': 'required',
-  'page.optional': 'optional',
   'page.submit': 'Send',
   'page.addRow': 'Add row',
   'page.removeRow': 'Remove row',
@@ -48,7 +47,6 @@ const EN = {
   'error.rateLimited': 'This form is receiving many answers right now. Wait {seconds} seconds and send it again.',
   'error.serverTitle': 'Something went wrong',
   'error.server': 'The form could not be handled. Try again in a moment. Reference: {requestId}',
-  'error.back': 'Back to the form',
 };
 
 export type PageStringKey = keyof typeof EN;
@@ -57,7 +55,6 @@ const PAGE_STRINGS: Record<FormLocale, Record<PageStringKey, string>> = {
   en: EN,
   de: {
     'page.required': 'Pflichtfeld',
-    'page.optional': 'optional',
     'page.submit': 'Absenden',
     'page.addRow': 'Zeile hinzufügen',
     'page.removeRow': 'Zeile entfernen',
@@ -100,11 +97,9 @@ const PAGE_STRINGS: Record<FormLocale, Record<PageStringKey, string>> = {
     'error.rateLimited': 'Dieses Formular erhält gerade viele Antworten. Warten Sie {seconds} Sekunden und senden Sie es erneut.',
     'error.serverTitle': 'Etwas ist schiefgelaufen',
     'error.server': 'Das Formular konnte nicht verarbeitet werden. Versuchen Sie es gleich noch einmal. Referenz: {requestId}',
-    'error.back': 'Zurück zum Formular',
   },
   fr: {
     'page.required': 'obligatoire',
-    'page.optional': 'facultatif',
     'page.submit': 'Envoyer',
     'page.addRow': 'Ajouter une ligne',
     'page.removeRow': 'Supprimer la ligne',
@@ -147,11 +142,9 @@ const PAGE_STRINGS: Record<FormLocale, Record<PageStringKey, string>> = {
     'error.rateLimited': 'Ce formulaire reçoit beaucoup de réponses en ce moment. Attendez {seconds} secondes et envoyez-le de nouveau.',
     'error.serverTitle': 'Une erreur s’est produite',
     'error.server': 'Le formulaire n’a pas pu être traité. Réessayez dans un instant. Référence : {requestId}',
-    'error.back': 'Retour au formulaire',
   },
   es: {
     'page.required': 'obligatorio',
-    'page.optional': 'opcional',
     'page.submit': 'Enviar',
     'page.addRow': 'Añadir fila',
     'page.removeRow': 'Quitar fila',
@@ -194,7 +187,6 @@ const PAGE_STRINGS: Record<FormLocale, Record<PageStringKey, string>> = {
     'error.rateLimited': 'Este formulario está recibiendo muchas respuestas ahora. Espere {seconds} segundos y envíelo de nuevo.',
     'error.serverTitle': 'Algo salió mal',
     'error.server': 'No se pudo procesar el formulario. Inténtelo de nuevo en un momento. Referencia: {requestId}',
-    'error.back': 'Volver al formulario',
   },
 };
 
