@@ -71,6 +71,26 @@ async function openForm(ctx: RouteContext): Promise<{ form: FormRecord; document
   }
 }
 
+/** Reads what is left of a request's body, dropping it; false when more than `maxBytes` came (the caller closes the connection). */
+function drain(req: RouteContext['req'], maxBytes: number): Promise<boolean> {
+  if (req.complete || req.destroyed) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    let size = 0;
+    const done = (ok: boolean) => {
+      req.off('data', onData);
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) done(false);
+    };
+    req.on('data', onData);
+    req.once('end', () => done(true));
+    req.once('close', () => done(true));
+    req.resume();
+  });
+}
+
 /** Every handler answers with a page, whatever happens. */
 function page(handler: (ctx: RouteContext) => Promise<void>): (ctx: RouteContext) => Promise<void> {
   return async (ctx) => {
@@ -83,7 +103,9 @@ function page(handler: (ctx: RouteContext) => Promise<void>): (ctx: RouteContext
       if (err instanceof BodyRefused) {
         ctx.log.info({ status: err.status, reason: err.message }, 'public form body refused');
         const [title, text] = err.status === 413 ? [s.t('error.tooLargeTitle'), s.t('error.tooLarge')] : [s.t('error.rejectedTitle'), s.t('error.rejected')];
-        return sendPage(ctx.res, err.status, messagePage(s, title, text), err.status === 413 ? { Connection: 'close' } : {});
+        // The rest of the body is read and dropped first, so the client gets to read the page; past a bound, the connection goes.
+        const drained = await drain(ctx.req, 2 * FORM_BODY_LIMITS.totalBytes);
+        return sendPage(ctx.res, err.status, messagePage(s, title, text), drained ? {} : { Connection: 'close' });
       }
       ctx.log.error({ err, path: ctx.req.url?.split('?')[0] }, 'public form page failed');
       sendPage(ctx.res, 500, messagePage(s, s.t('error.serverTitle'), s.t('error.server', { requestId: ctx.requestId })));

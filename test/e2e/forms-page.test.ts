@@ -256,6 +256,31 @@ test('a form that keeps IPs and does not render: the record has the address, the
   assert.equal(await status.json(), { state: 'none' });
 });
 
+test('a render that cannot be queued (no credits) is said clearly on the receipt; the record is kept and nothing downloads', async () => {
+  const poor = await startServer({ env: { QUIRE_BOOTSTRAP_CREDITS: '0' } });
+  try {
+    const poorApi = new ApiClient(poor.baseUrl, OWNER_KEY);
+    const f = await createForm(poorApi, await everyKindDocument(poorApi), { autoRender: true });
+    const v = new FormVisitor(poor.baseUrl, f.publicUrl);
+    await v.open();
+    const sent = await v.post(validFields());
+    assert.is(sent.status, 303, sent.html);
+    const receipt = sent.headers.get('location')!;
+    const page = await v.open(receipt);
+    assert.is(page.status, 200);
+    assert.match(page.html, /<p class="error" role="alert">Your document could not be prepared\. Your answers were kept;/);
+    assert.not.match(page.html, 'http-equiv="refresh"');
+    const [record] = (await poorApi.get(`${API}/records?formId=${f.id}`)).body.items;
+    assert.is(record.renderError.code, 'INSUFFICIENT_CREDITS');
+    assert.equal(await (await fetch(poor.baseUrl + receipt.replace('?', '/status?'))).json(), { state: 'failed' });
+    const download = await fetch(poor.baseUrl + receipt.replace('?', '/download?'), { redirect: 'manual' });
+    assert.is(download.status, 404);
+  } finally {
+    await poor.stop();
+    cleanup(poor.dataDir);
+  }
+});
+
 test('bodies over the limits answer 413 pages', async () => {
   const v = visitor();
   await v.open();
@@ -264,6 +289,9 @@ test('bodies over the limits answer 413 pages', async () => {
   assert.match(big.html, 'Too much data');
   const file = await v.post(validFields(), { files: [['logo', Buffer.alloc(10 * 1000 * 1000 + 1, 1), 'huge.png']] });
   assert.is(file.status, 413);
+  const nine = Buffer.alloc(9 * 1000 * 1000, 1);
+  const total = await v.post(validFields(), { files: [['logo', nine, 'a.png'], ['logo', nine, 'b.png'], ['logo', nine, 'c.png']] });
+  assert.is(total.status, 413, 'three files under the file limit, over the total');
   const fields = await v.post(Array.from({ length: 2001 }, (_, i) => [`lines[${i}][Item]`, 'x'] as [string, string]));
   assert.is(fields.status, 413);
 });
