@@ -1,9 +1,9 @@
-// A small HTML templating tag: every interpolation is escaped unless it is already safe HTML (a fragment this tag made,
-// or one wrapped in `trusted` on purpose), so user values and owners' texts are always data, never markup.
+// A small HTML templating tag: every interpolation is escaped unless it is a fragment this tag made (the only safe
+// HTML there is), so user values and owners' texts are always data, never markup.
 
 const SAFE = Symbol('safe-html');
 
-/** A piece of HTML known to be safe: made by `html`, or passed through `trusted` by code that built it. */
+/** A piece of HTML known to be safe: made by `html` (or `attr`) from literal markup and escaped values. */
 export interface SafeHtml {
   readonly [SAFE]: true;
   readonly text: string;
@@ -40,12 +40,7 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   return safe(out);
 }
 
-/** Markup that code (never a user or an owner) wrote, e.g. a constant. Use sparingly and say why. */
-export function trusted(markup: string): SafeHtml {
-  return safe(markup);
-}
-
-/** An attribute present or absent by a condition (`<input${attr('required', r)}>`). */
-export function attr(name: string, on: boolean): SafeHtml {
-  return safe(on ? ` ${name}` : '');
+/** A literal attribute present or absent by a condition (`<input${attr('checked', c)}>`); `markup` is always a constant of the code. */
+export function attr(markup: 'checked' | 'selected' | 'hidden' | 'aria-required="true"' | 'aria-invalid="true"', on: boolean): SafeHtml {
+  return safe(on ? ` ${markup}` : '');
 }
