@@ -20,7 +20,7 @@ function isSafe(value: unknown): value is SafeHtml {
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 
 /** Text as HTML content or a quoted attribute value. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"'`]/g, (c) => ESCAPES[c]!);
 }
 
