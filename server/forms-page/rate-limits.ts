@@ -27,7 +27,9 @@ export class FormRateLimits {
     const decision = await this.#limiter(perMinute).take(`${key}:${perMinute}`);
     if (Date.now() - this.#lastPrune > 60_000) {
       this.#lastPrune = Date.now();
-      for (const l of this.#limiters.values()) void l.prune().catch(() => undefined);
+      // On PostgreSQL they share one table: one prune empties it of full buckets for all.
+      const limiters = [...this.#limiters.values()];
+      for (const l of this.databaseUrl ? limiters.slice(0, 1) : limiters) void l.prune().catch(() => undefined);
     }
     return decision;
   }
