@@ -450,6 +450,11 @@ export interface FormRecord {
   /** Keep the submitter's IP address on each record (off by default). */
   recordIp: boolean;
   tokenNonce: string;
+  /**
+   * The nonces rotate-token replaced, newest first (at most 20): a link made with one of them is recognised as a
+   * link the owner ended (410), not as a wrong one (404). Absent on forms never rotated.
+   */
+  retiredTokenNonces?: string[];
   expiresAt: string | null;
   revokedAt: string | null;
   version: number;

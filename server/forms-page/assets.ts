@@ -60,7 +60,7 @@ input:focus-visible, textarea:focus-visible, select:focus-visible { outline: 3px
 .download:hover { background: var(--accent-dark); color: #fff; }
 `;
 
-/** Progressive enhancement only: every action also works as a plain form post (docs/forms-page.md). */
+/** Progressive enhancement only: every action also works as a plain form post (docs/forms.md). */
 const JS = `
 (function () {
   'use strict';

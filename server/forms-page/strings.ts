@@ -1,5 +1,5 @@
 // The public form page's own texts (buttons, notes, receipts, error pages) in the four built-in locales; a form's
-// `labels` replace any of them by key (docs/forms-page.md lists the keys). Validation messages are in
+// `labels` replace any of them by key (docs/forms.md lists the keys). Validation messages are in
 // services/forms/form-value-messages.ts and are replaced the same way.
 import { fillIn, formLocale, type FormLocale, FORM_LOCALES } from '../../services/forms/form-value-messages.js';
 

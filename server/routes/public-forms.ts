@@ -317,7 +317,7 @@ export function publicFormRoutes(limits: FormRateLimits): RouteDefinition[] {
       doc: {
         tag: TAG,
         summary: 'The public form page (server-rendered HTML; works without JavaScript)',
-        description: 'Sets the CSRF cookie its POST needs. 404 page for an unknown form or a wrong token; 410 page for a revoked or expired link or a deleted document. See docs/forms-page.md.',
+        description: 'Sets the CSRF cookie its POST needs. 404 page for an unknown form or a wrong token; 410 page for a revoked or expired link or a deleted document. See docs/forms.md.',
         query: [TOKEN_QUERY],
         responses: { 200: HTML, 404: HTML, 410: HTML },
       },

@@ -56,6 +56,8 @@ type Page<T> = { items: T[]; nextCursor: string | null };
 
 /** How an export lists its records: a page at a time, all of the form's. */
 const EXPORT_PAGE = 200;
+/** How many replaced link nonces a form remembers (their links answer 410 rather than 404). */
+const RETIRED_NONCES_KEPT = 20;
 
 @injectable()
 export class FormService {
@@ -152,14 +154,20 @@ export class FormService {
     return this.view(await this.#update(orgId, id, (current) => (current.revokedAt ? {} : { revokedAt: at })));
   }
 
-  /** POST /forms/{id}/rotate-token: a new link; every earlier one answers 404, and a revoked form is open again. */
+  /** POST /forms/{id}/rotate-token: a new link; every earlier one answers 410 (as revoked), and a revoked form is open again. */
   async rotate(orgId: string, id: string): Promise<FormView> {
-    return this.view(await this.#update(orgId, id, () => ({ tokenNonce: newTokenNonce(), revokedAt: null })));
+    return this.view(
+      await this.#update(orgId, id, (current) => ({
+        tokenNonce: newTokenNonce(),
+        retiredTokenNonces: [current.tokenNonce, ...(current.retiredTokenNonces ?? [])].slice(0, RETIRED_NONCES_KEPT),
+        revokedAt: null,
+      })),
+    );
   }
 
   /** The API's view of a form: never its nonce; its link and status as of now. */
   view(form: FormRecord): FormView {
-    const { orgId: _org, tokenNonce, ...rest } = form;
+    const { orgId: _org, tokenNonce, retiredTokenNonces: _retired, ...rest } = form;
     return { ...rest, status: this.#status(form), publicUrl: formPublicUrl(this.config.publicUrl, this.secret, form.id, tokenNonce) };
   }
 
@@ -168,7 +176,12 @@ export class FormService {
   /** The form a public link opens, with its document; FormLinkError (404 or 410) when it does not open one. */
   async openPublic(formId: string, token: string | null): Promise<{ form: FormRecord; document: DocumentRecord }> {
     const form = await this.store.getFormById(formId);
-    if (!form || !verifyFormToken(this.secret, form.id, form.tokenNonce, token)) throw new FormLinkError(404, 'not-found');
+    if (!form) throw new FormLinkError(404, 'not-found');
+    if (!verifyFormToken(this.secret, form.id, form.tokenNonce, token)) {
+      // A link the owner replaced is an ended link, as a revoked one is; any other token is no link of this form.
+      const retired = (form.retiredTokenNonces ?? []).some((nonce) => verifyFormToken(this.secret, form.id, nonce, token));
+      throw retired ? new FormLinkError(410, 'revoked') : new FormLinkError(404, 'not-found');
+    }
     if (form.revokedAt) throw new FormLinkError(410, 'revoked');
     if (this.#expired(form)) throw new FormLinkError(410, 'expired');
     const document = await this.store.getDocument(form.orgId, form.documentId);

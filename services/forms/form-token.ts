@@ -1,5 +1,5 @@
 // The link token of a form's public page: an HMAC of the form's id and its current nonce under the server's signing
-// secret, never stored. A new nonce (rotate-token) makes every earlier link fail.
+// secret, never stored. A new nonce (rotate-token) ends every earlier link (the form keeps the retired nonces to say so: 410).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A fresh nonce for a form (POST /documents/{id}/forms, POST /forms/{id}/rotate-token). */

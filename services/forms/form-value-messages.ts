@@ -12,7 +12,7 @@ export function formLocale(locale: string | null | undefined): FormLocale {
   return (FORM_LOCALES as readonly string[]).includes(base) ? base : 'en';
 }
 
-/** Message keys (docs/forms-page.md lists them); `{label}` and the other braces are filled in. */
+/** Message keys (docs/forms.md lists them); `{label}` and the other braces are filled in. */
 export const VALUE_MESSAGES = {
   en: {
     'error.required': '{label}: enter a value.',

@@ -274,7 +274,7 @@ test('changes a form with If-Match guarding against a stale version', async () =
   assert.equal(read.body, changed.body);
 });
 
-test('revokes a link (410, status REVOKED) and rotates it: a new URL, the old one 404', async () => {
+test('revokes a link (410, status REVOKED) and rotates it: a new URL, the old one 410 as revoked, a forged one 404', async () => {
   const form = await createForm();
   const revoked = await api.post(`${API}/forms/${form.id}/revoke`, undefined);
   assert.is(revoked.status, 200, revoked.bytes.toString());
@@ -287,7 +287,7 @@ test('revokes a link (410, status REVOKED) and rotates it: a new URL, the old on
   assert.is(rotated.body.revokedAt, null);
   assert.is.not(rotated.body.publicUrl, form.publicUrl);
   assert.match(rotated.body.publicUrl, new RegExp(`^${baseUrl}/f/${form.id}\\?token=[A-Za-z0-9_-]{43}$`));
-  assert.is(await open(form.id, tokenOf(form)), '404 not-found');
+  assert.is(await open(form.id, tokenOf(form)), '410 revoked');
   assert.is(typeof (await open(form.id, tokenOf(rotated.body))), 'object');
   assert.is(await open(form.id, null), '404 not-found');
   const token = tokenOf(rotated.body)!;
