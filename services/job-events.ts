@@ -21,12 +21,18 @@ export function toolsJobEvent(job: JobRecord, downloadUrl: string | null): Recor
   return { event: 'job.failed', jobType: 'tools', jobId: job.id, action: job.action, status: job.status, error: job.error, errorCode: job.errorCode, completedAt: job.completedAt };
 }
 
-/** Payload of a render job's event (spec "Events": jobType render). */
+/** Payload of a render job's event (spec "Events": jobType render); with `filloutId` when it renders a form's record. */
 export function renderJobEvent(job: JobRecord): Record<string, unknown> {
   if (job.status === 'COMPLETED') {
-    return { event: 'job.completed', jobType: 'render', jobId: job.id, status: job.status, filename: renderFilename(job), completedAt: job.completedAt };
+    return { event: 'job.completed', jobType: 'render', jobId: job.id, status: job.status, filename: renderFilename(job), ...fillout(job), completedAt: job.completedAt };
   }
-  return { event: 'job.failed', jobType: 'render', jobId: job.id, status: job.status, error: job.error, errorCode: job.errorCode, completedAt: job.completedAt };
+  return { event: 'job.failed', jobType: 'render', jobId: job.id, status: job.status, error: job.error, errorCode: job.errorCode, ...fillout(job), completedAt: job.completedAt };
+}
+
+/** A render of a form's record names the record (`filloutId`), so a receiver can match the event to the submission. */
+function fillout(job: JobRecord): { filloutId?: string } {
+  const id = job.params.filloutId;
+  return typeof id === 'string' ? { filloutId: id } : {};
 }
 
 /** The download name of a render: `document.filename` (or `document`) plus the output's extension. */

@@ -10,6 +10,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { redPng } from '../helpers/render-jobs.js';
 import { pdftotextLayout } from '../helpers/poppler.js';
 import { createForm, everyKindDocument, FormVisitor, hiddenValue, pngBomb, unescapeHtml } from '../helpers/public-form.js';
+import { receiver, until } from '../helpers/webhook-receiver.js';
 
 type Json = Record<string, any>;
 const API = '/api/v1/dev';
@@ -45,7 +46,8 @@ function validFields(name = 'Ada Lovelace'): Array<[string, string]> {
 
 
 test.before(async () => {
-  server = await startServer();
+  // Webhook deliveries go to a receiver on loopback, which the outbound URL policy refuses unless told otherwise.
+  server = await startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true' } });
   api = new ApiClient(server.baseUrl, OWNER_KEY);
   docId = await everyKindDocument(api);
   form = await createForm(api, docId, { title: 'Order <b>form</b>', description: 'Tell us "what" you need & when.', autoRender: true });
@@ -233,6 +235,28 @@ test('submissions over the form’s rate answer 429 with Retry-After', async () 
   assert.ok(Number(third.headers.get('retry-after')) >= 1);
   assert.match(third.html, 'Too many submissions');
   assert.equal(await records(limited.id), []);
+});
+
+test("a submission's render reaches the organization's webhook endpoints as job.completed, its filloutId the record's id", async () => {
+  const hook = await receiver();
+  try {
+    const ep = await api.post(`${API}/webhook-endpoints`, { url: hook.url, events: ['job.completed'] });
+    assert.is(ep.status, 201, ep.bytes.toString());
+    const v = visitor();
+    await v.open();
+    const sent = await v.post(validFields('Grace Hopper'));
+    assert.is(sent.status, 303, sent.html);
+    const [record] = await records(form.id);
+    assert.type(record.jobId, 'string');
+    await until(() => hook.calls.some((c) => c.body?.jobId === record.jobId), 20_000);
+    const call = hook.calls.find((c) => c.body.jobId === record.jobId)!;
+    assert.is(call.body.event, 'job.completed');
+    assert.is(call.body.filloutId, record.id);
+    assert.is(call.body.status, 'COMPLETED');
+    assert.is((await api.request('DELETE', `${API}/webhook-endpoints/${ep.body.id}`)).status, 204);
+  } finally {
+    await hook.close();
+  }
 });
 
 test('a form that keeps IPs and does not render: the record has the address, the receipt only thanks', async () => {
