@@ -45,6 +45,7 @@ export const ConfigFileSchema = Type.Object(
     fileTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
     downloadTokenTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
     signingSecret: Type.Optional(Type.String({ minLength: 32 })),
+    metricsToken: Type.Optional(Type.String({ minLength: 32, maxLength: 1024 })),
     sweepIntervalSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     shutdownGraceSeconds: Type.Optional(Type.Number({ minimum: 0 })),
     jobMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
@@ -93,6 +94,8 @@ export interface QuireConfig {
   fileTtlSeconds: number;
   downloadTokenTtlSeconds: number;
   signingSecret?: string;
+  /** The bearer token of GET /metrics (docs/metrics.md); without one, metrics are off and the route answers 404. */
+  metricsToken?: string;
   sweepIntervalSeconds: number;
   shutdownGraceSeconds: number;
   jobMaxAttempts: number;
@@ -152,6 +155,7 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_FILE_TTL_SECONDS', 'fileTtlSeconds', 'int'],
   ['QUIRE_DOWNLOAD_TOKEN_TTL_SECONDS', 'downloadTokenTtlSeconds', 'int'],
   ['QUIRE_SIGNING_SECRET', 'signingSecret', 'string'],
+  ['QUIRE_METRICS_TOKEN', 'metricsToken', 'string'],
   ['QUIRE_SWEEP_INTERVAL_SECONDS', 'sweepIntervalSeconds', 'number'],
   ['QUIRE_SHUTDOWN_GRACE_SECONDS', 'shutdownGraceSeconds', 'number'],
   ['QUIRE_JOB_MAX_ATTEMPTS', 'jobMaxAttempts', 'int'],
@@ -249,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     fileTtlSeconds: merged.fileTtlSeconds ?? 24 * 3600,
     downloadTokenTtlSeconds: merged.downloadTokenTtlSeconds ?? 15 * 60,
     signingSecret: merged.signingSecret,
+    metricsToken: merged.metricsToken,
     sweepIntervalSeconds: merged.sweepIntervalSeconds ?? 60,
     shutdownGraceSeconds: merged.shutdownGraceSeconds ?? 30,
     jobMaxAttempts: merged.jobMaxAttempts ?? 3,

@@ -8,6 +8,7 @@ import { WebhookDelivery } from './webhook-delivery.js';
 import type { JobEventPayloads } from './job-event-payloads.js';
 import type { Logger } from './logger.js';
 import type { EventBus } from './events.js';
+import { Metrics } from './metrics.js';
 
 /** Delivers every finished job's per-request webhook; subscribed to the event bus when the container builds it. */
 @injectable()
@@ -19,6 +20,7 @@ export class JobNotifier {
     @inject(TOKENS.JobEventPayloads) private readonly payloads: JobEventPayloads,
     @inject(TOKENS.Logger) private readonly log: Logger,
     @inject(TOKENS.Events) events: EventBus,
+    @inject(Metrics) private readonly metrics: Metrics,
   ) {
     events.on('job.finished', (job) => this.notify(job));
   }
@@ -31,6 +33,7 @@ export class JobNotifier {
   /** Delivers one event to a per-request webhook (a bulk render's, whose payload its service makes), tracked for shutdown. */
   send(webhook: WebhookConfig, payload: Record<string, unknown>, jobId: string): void {
     const p = this.delivery.deliver(webhook, payload).then((outcome) => {
+      this.metrics.webhookDelivery('request', outcome.delivered);
       this.log.info({ jobId, event: payload.event, delivered: outcome.delivered, status: outcome.status, error: outcome.error }, 'webhook delivery');
     });
     this.#inflight.add(p);

@@ -22,6 +22,7 @@ import { getBytes } from '../sdk/outbound-http.js';
 import { resolveAssetPath, resolveTempImagePath } from './temp-images.js';
 import { FairQueue } from './fair-queue.js';
 import type { JobQueue } from './job-queue.js';
+import { Metrics } from './metrics.js';
 
 /** Remote images of a render: fetched through the URL policy with these bounds. */
 const REMOTE_IMAGE_TIMEOUT_MS = 15_000;
@@ -106,6 +107,7 @@ export class JobRunner {
     @inject(TOKENS.FileInspector) private readonly inspector: FileInspector,
     @inject(TOKENS.UrlPolicy) private readonly urlPolicy: UrlPolicy,
     @inject(TOKENS.JobQueue) private readonly queue: JobQueue,
+    @inject(Metrics) private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -223,12 +225,14 @@ export class JobRunner {
       await marked;
       const now = this.clock.now().toISOString();
       const cost = job.estimatedCredits;
-      const done = await this.store.finishJob(
-        id,
-        { status: 'COMPLETED', completedAt: now, outputFileId: file?.id ?? null, result, progress: 100, chargedCredits: cost, error: null, errorCode: null },
-        cost > 0 ? { id: randomUUID(), orgId: job.orgId, amount: -cost, kind: 'charge', jobId: id, action: job.action, note: null, createdAt: now } : null,
-        file,
-        webhookEvent(job, 'job.completed', now),
+      const done = await this.metrics.storeWrite(() =>
+        this.store.finishJob(
+          id,
+          { status: 'COMPLETED', completedAt: now, outputFileId: file?.id ?? null, result, progress: 100, chargedCredits: cost, error: null, errorCode: null },
+          cost > 0 ? { id: randomUUID(), orgId: job.orgId, amount: -cost, kind: 'charge', jobId: id, action: job.action, note: null, createdAt: now } : null,
+          file,
+          webhookEvent(job, 'job.completed', now),
+        ),
       );
       finished = true;
       log.info({ outputFileId: file?.id ?? null, credits: cost }, 'job completed');
@@ -337,14 +341,16 @@ export class JobRunner {
       code = 'UNEXPECTED';
     }
     const now = this.clock.now().toISOString();
-    const done = await this.store.finishJob(job.id, {
-      status: 'FAILED',
-      completedAt: now,
-      error: err.message,
-      errorCode: code,
-      progress: 100,
-      chargedCredits: 0,
-    }, null, undefined, webhookEvent(job, 'job.failed', now));
+    const done = await this.metrics.storeWrite(() =>
+      this.store.finishJob(job.id, {
+        status: 'FAILED',
+        completedAt: now,
+        error: err.message,
+        errorCode: code,
+        progress: 100,
+        chargedCredits: 0,
+      }, null, undefined, webhookEvent(job, 'job.failed', now)),
+    );
     this.log.info({ jobId: job.id, action: job.action, code }, 'job failed');
     this.events.emit('job.finished', done);
   }

@@ -38,6 +38,8 @@ export class PluginPool {
   #warming: Promise<unknown> = Promise.resolve();
   #closed = false;
   #recycled = 0;
+  /** Actions whose thread died under them (WORKER_CRASHED): out of memory, a native crash, an exit. */
+  #crashes = 0;
   /** What releaseFreedMemory gave after each recycle, oldest first (the last 20). */
   readonly #releases: Array<boolean | null> = [];
   /** The plugin's provisioned services; each task then gets a port to call them (`input.call`). */
@@ -83,6 +85,27 @@ export class PluginPool {
   /** How many times threads were replaced (recycleAfter): each recycle replaces one lane's threads. */
   get recycled(): number {
     return this.#recycled;
+  }
+
+  /** How many actions ended WORKER_CRASHED because their thread died (the metrics read it when scraped). */
+  get crashes(): number {
+    return this.#crashes;
+  }
+
+  /**
+   * The threads taking this plugin's tasks now, busy (running a task) or idle (started, waiting for one); a recycle's
+   * successor, still warming, is not counted. Read when the metrics are scraped, never on a task's path.
+   */
+  threadStates(): { busy: number; idle: number } {
+    let busy = 0;
+    let idle = 0;
+    for (const lane of this.#lanes) {
+      const threads = lane.piscina.threads.length;
+      const running = Math.min(lane.pending.size, threads);
+      busy += running;
+      idle += threads - running;
+    }
+    return { busy, idle };
   }
 
   /**
@@ -201,6 +224,7 @@ export class PluginPool {
         throw new JobError('DEADLINE_EXCEEDED', `The ${this.pluginId} action took longer than its ${formatMs(timeoutMs)} deadline and was stopped.`);
       }
       const code = (err as NodeJS.ErrnoException).code;
+      this.#crashes++;
       if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw new JobError('WORKER_CRASHED', `The ${this.pluginId} worker ran out of memory (limit ${this.limits.memoryMb} MB) on this input.`);
       }

@@ -28,8 +28,13 @@ import { blockRoutes } from './routes/blocks.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { formRoutes } from './routes/forms.js';
 import { publicFormRoutes } from './routes/public-forms.js';
+import { metricsRoutes } from './routes/metrics.js';
 
 export { API_PREFIX } from './paths.js';
+
+/** Where the handler of a matched route leaves its pattern on the request, for the request's metrics (`unmatched` without). */
+const MATCHED_ROUTE = Symbol('quire.matchedRoute');
+type RoutedRequest = http.IncomingMessage & { [MATCHED_ROUTE]?: string };
 
 function routePattern(path: string): RegExp {
   return new RegExp('^' + path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+') + '/?$');
@@ -42,7 +47,7 @@ export interface QuireServer {
 }
 
 export function createServer(quire: Quire): QuireServer {
-  const { kernel, services } = quire;
+  const { kernel, services, metrics } = quire;
   const limiter = quire.rateLimiter;
   let shuttingDown = false;
 
@@ -65,6 +70,7 @@ export function createServer(quire: Quire): QuireServer {
     // What an idempotent request's body may be at most: the JSON rule's limit, or (an upload) the largest upload.
     const bodyLimit = route.body ? (route.body.limit ?? kernel.config.maxJsonBodyBytes) : kernel.config.maxUploadBytes + 64 * 1024;
     return async (req: PolkaRequest, res: http.ServerResponse) => {
+      (req as RoutedRequest)[MATCHED_ROUTE] = route.path;
       const requestId = res.getHeader('X-Request-Id') as string;
       const log = kernel.log.child({ requestId });
       const ctx: RouteContext = { req, res, kernel, services, requestId, log, params: req.params ?? {}, query: new URLSearchParams(req.search ?? ''), principal: null, body: undefined };
@@ -120,13 +126,16 @@ export function createServer(quire: Quire): QuireServer {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      kernel.log.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }, 'request');
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      kernel.log.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms }, 'request');
+      metrics.httpRequest(req.method!, (req as RoutedRequest)[MATCHED_ROUTE] ?? 'unmatched', res.statusCode, ms / 1000);
     });
     next();
   });
 
   const routes: RouteDefinition[] = [
     ...systemRoutes(() => routes, () => shuttingDown),
+    ...metricsRoutes(metrics, quire.config.metricsToken),
     ...docsRoutes(),
     ...accountRoutes(),
     ...oauthRoutes(),

@@ -27,6 +27,7 @@ import { JobNotifier } from '../kernel/job-notifier.js';
 import { WebhookDelivery } from '../kernel/webhook-delivery.js';
 import { Sweeper } from '../kernel/sweeper.js';
 import { Kernel } from '../kernel/kernel.js';
+import { Metrics } from '../kernel/metrics.js';
 import { UrlPolicy } from '../sdk/url-policy.js';
 import { RenderService, checkRenderTargets } from '../services/render-service.js';
 import { ImportService } from '../services/import-service.js';
@@ -81,6 +82,8 @@ export interface Quire {
   rateLimiter: RateLimiter;
   /** The public form pages' per-form budgets (submissions, previews), shared like `rateLimiter`. */
   formRateLimits: FormRateLimits;
+  /** The server's Prometheus metrics (GET /metrics), counted by the parts that injected them. */
+  metrics: Metrics;
   /** Graceful stop of the kernel (see Kernel.stop), then of the services' own threads. */
   stop(graceMs?: number): Promise<boolean>;
 }
@@ -154,11 +157,12 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews, WebhookEndpoints, WebhookDispatcher, FormService]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [Metrics, JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews, WebhookEndpoints, WebhookDispatcher, FormService]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
     // Built before the first job can finish: they subscribe to the event bus when they are made.
     c.resolve(JobNotifier);
+    const metrics = c.resolve(Metrics);
     const bulk = c.resolve(BulkService);
     if (config.llm) logLlmEndpoint(config, log);
     await kernel.start();
@@ -176,6 +180,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
       log,
       rateLimiter,
       formRateLimits,
+      metrics,
       async stop(graceMs?: number): Promise<boolean> {
         // Before the kernel closes the store: attempts under way settle (bounded); what is left stays PENDING for the next start.
         await dispatcher.stop();

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     const allocator = allocatorInUse();
     const warning = allocatorWarning(allocator, process.env);
     if (warning) kernel.log.warn({ allocator }, warning);
-    kernel.log.info({ port: actual, dataDir: kernel.config.dataDir, metadata: kernel.config.databaseUrl ? 'postgresql' : 'data dir', allocator, plugins: [...kernel.registry.plugins.values()].map((p) => `${p.definition.manifest.id}:${p.state}`) }, `Quire listening on http://${host}:${actual}`);
+    kernel.log.info({ port: actual, dataDir: kernel.config.dataDir, metadata: kernel.config.databaseUrl ? 'postgresql' : 'data dir', metrics: quire.metrics.enabled ? '/metrics' : 'off', allocator, plugins: [...kernel.registry.plugins.values()].map((p) => `${p.definition.manifest.id}:${p.state}`) }, `Quire listening on http://${host}:${actual}`);
   });
 
   let stopping = false;

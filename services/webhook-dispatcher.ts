@@ -17,6 +17,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { Store, WebhookAttemptOutcome } from '../kernel/store/store.js';
 import type { Logger } from '../kernel/logger.js';
 import type { EventBus } from '../kernel/events.js';
+import { Metrics } from '../kernel/metrics.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../kernel/model.js';
 
 /** How often due deliveries (retries, another node's queued events) are looked for. */
@@ -87,6 +88,7 @@ export class WebhookDispatcher {
     @inject(TOKENS.Events) private readonly events: EventBus,
     @inject(JobEvents) private readonly jobEvents: JobEvents,
     @inject(DownloadLinks) private readonly links: DownloadLinks,
+    @inject(Metrics) private readonly metrics: Metrics,
   ) {}
 
   /** Polls every second and whenever this node queues deliveries; what a previous run left PENDING goes out first. */
@@ -172,6 +174,7 @@ export class WebhookDispatcher {
     }
     const sent = await this.#send(endpoint, d, body, at);
     const ok = sent.status !== null && sent.status >= 200 && sent.status < 300;
+    this.metrics.webhookDelivery('endpoint', ok);
     const last = attempt >= this.config.webhookMaxAttempts;
     const next = ok || last ? null : new Date(at.getTime() + retryDelayMs(this.config.webhookRetryBaseMs, attempt)).toISOString();
     const recorded = await this.#record(d, {
