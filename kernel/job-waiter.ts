@@ -5,8 +5,10 @@ import { TOKENS } from './tokens.js';
 import type { EventBus } from './events.js';
 import type { JobRecord } from './model.js';
 
-/** Longest wait one status request may ask for. */
+/** Longest wait one status request may ask for (`?waitMs=`). */
 export const MAX_WAIT_MS = 30_000;
+/** Longest wait of any request: a render-creating POST may wait 60 s (`?wait=`, server/long-poll.ts). */
+export const LONGEST_WAIT_MS = 60_000;
 
 @injectable()
 export class JobWaiter {
@@ -28,7 +30,7 @@ export class JobWaiter {
     const set = this.#waiting.get(jobId) ?? new Set();
     set.add(wake);
     this.#waiting.set(jobId, set);
-    const timer = setTimeout(() => wake(), Math.min(ms, MAX_WAIT_MS));
+    const timer = setTimeout(() => wake(), Math.min(ms, LONGEST_WAIT_MS));
     const onAbort = () => wake();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

@@ -1,7 +1,8 @@
-// `?waitMs=` on job status endpoints: answer when the job finishes, or after waitMs, whichever is first.
+// Long polling: a status request may wait (`?waitMs=`) until its job finishes instead of asking again and again, and a
+// render-creating POST may wait (`?wait=`, seconds) to answer with the finished job in one round trip.
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../contracts/errors.js';
-import { MAX_WAIT_MS } from '../kernel/job-waiter.js';
+import { LONGEST_WAIT_MS, MAX_WAIT_MS } from '../kernel/job-waiter.js';
 import type { JobRecord } from '../kernel/model.js';
 import type { RouteContext } from './context.js';
 
@@ -11,25 +12,40 @@ export const WAIT_QUERY = {
   schema: Type.Integer({ minimum: 0, maximum: MAX_WAIT_MS }),
 };
 
-function waitMsOf(ctx: RouteContext): number {
-  const raw = ctx.query.get('waitMs');
+/** Longest `?wait=` of a render-creating POST, in seconds. */
+const MAX_CREATE_WAIT_SECONDS = LONGEST_WAIT_MS / 1000;
+
+export const CREATE_WAIT_QUERY = {
+  name: 'wait',
+  description:
+    `Wait up to this many seconds (0 to ${MAX_CREATE_WAIT_SECONDS}) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: ` +
+    'COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once.',
+  schema: Type.Integer({ minimum: 0, maximum: MAX_CREATE_WAIT_SECONDS }),
+};
+
+/** A whole number from 0 to `max` in query parameter `name`, or 0 when it is absent; 400 naming `query.<name>` otherwise. */
+function wholeQuery(ctx: RouteContext, name: string, max: number, unit: string): number {
+  const raw = ctx.query.get(name);
   if (raw === null || raw === '') return 0;
-  const ms = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
-  if (!(ms >= 0 && ms <= MAX_WAIT_MS)) {
-    throw new HttpError('VALIDATION_FAILED', `waitMs must be a whole number of milliseconds from 0 to ${MAX_WAIT_MS}, not "${raw}".`, [
-      { path: 'query.waitMs', message: `must be an integer from 0 to ${MAX_WAIT_MS}`, code: 'INVALID_FIELD' },
+  const n = /^\d{1,9}$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 0 && n <= max)) {
+    throw new HttpError('VALIDATION_FAILED', `${name} must be a whole number of ${unit} from 0 to ${max}, not "${raw}".`, [
+      { path: `query.${name}`, message: `must be an integer from 0 to ${max}`, code: 'INVALID_FIELD' },
     ]);
   }
-  return ms;
+  return n;
+}
+
+/** `?wait=` of a render-creating POST, in milliseconds (checked before the job is created). */
+export function createWaitMsOf(ctx: RouteContext): number {
+  return wholeQuery(ctx, 'wait', MAX_CREATE_WAIT_SECONDS, 'seconds') * 1000;
 }
 
 /**
- * The job as `read` finds it, after waiting as long as `?waitMs=` asks for a job that has not finished. `reuse` (see
- * JobWaiter.wait) answers with the record of a job that finished in this process instead of reading it again.
+ * The job as `read` finds it after waiting up to `ms` for it to finish (JobWaiter.wait); the wait ends early when the
+ * client goes away. `reuse` answers with the record of a job that finished in this process instead of reading it again.
  */
-export async function readJobWaiting<T extends Pick<JobRecord, 'status'>>(ctx: RouteContext, jobId: string, read: () => Promise<T>, reuse?: (finished: JobRecord) => T | undefined): Promise<T> {
-  const ms = waitMsOf(ctx);
-  if (!ms) return read();
+export async function waitForJob<T extends Pick<JobRecord, 'status'>>(ctx: RouteContext, jobId: string, ms: number, read: () => Promise<T>, reuse?: (finished: JobRecord) => T | undefined): Promise<T> {
   const gone = new AbortController();
   const onClose = () => gone.abort();
   ctx.res.once('close', onClose);
@@ -38,4 +54,13 @@ export async function readJobWaiting<T extends Pick<JobRecord, 'status'>>(ctx: R
   } finally {
     ctx.res.off('close', onClose);
   }
+}
+
+/**
+ * The job as `read` finds it, after waiting as long as `?waitMs=` asks for a job that has not finished. `reuse` (see
+ * JobWaiter.wait) answers with the record of a job that finished in this process instead of reading it again.
+ */
+export async function readJobWaiting<T extends Pick<JobRecord, 'status'>>(ctx: RouteContext, jobId: string, read: () => Promise<T>, reuse?: (finished: JobRecord) => T | undefined): Promise<T> {
+  const ms = wholeQuery(ctx, 'waitMs', MAX_WAIT_MS, 'milliseconds');
+  return ms ? waitForJob(ctx, jobId, ms, read, reuse) : read();
 }

@@ -18,12 +18,11 @@ import {
   type RenderDocument,
   type UpdateDocument,
 } from '../../contracts/documents.js';
-import { RenderJobSchema } from '../../contracts/render.js';
 import { assetPath, resolveAssetPath } from '../../kernel/temp-images.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-import { STRICT_QUERY, strictOf } from './render.js';
+import { RENDER_CREATED, RENDER_CREATION_QUERY, renderCreationOf, STRICT_QUERY, strictOf, type RenderCreation } from './render.js';
 import { sendRenderCreated } from '../job-created.js';
 
 const location = (id: string) => `${API_PREFIX}/documents/${id}`;
@@ -98,9 +97,9 @@ async function patchMarkdown(ctx: RouteContext<PatchMarkdown>, pre: { strict: bo
   sendJson(ctx.res, 200, doc, etag(doc.version));
 }
 
-async function render(ctx: RouteContext<RenderDocument>, strict: boolean): Promise<void> {
-  const job = await ctx.services.renders.createFromDocument(orgOf(ctx), ctx.params.documentId!, ctx.body, strict, 'POST /render/document/{documentId}');
-  sendRenderCreated(ctx, job);
+async function render(ctx: RouteContext<RenderDocument>, pre: RenderCreation): Promise<void> {
+  const job = await ctx.services.renders.createFromDocument(orgOf(ctx), ctx.params.documentId!, ctx.body, pre.strict, 'POST /render/document/{documentId}');
+  await sendRenderCreated(ctx, job, pre.waitMs);
 }
 
 async function image(ctx: RouteContext): Promise<void> {
@@ -209,7 +208,7 @@ export function documentRoutes(): RouteDefinition[] {
       auth: 'key',
       idempotent: true,
       body: { mismatch: 'The request body does not match POST /render/document/{documentId}.', optional: true },
-      preValidation: strictOf,
+      preValidation: renderCreationOf,
       handler: render,
       doc: {
         tag: 'Rendering',
@@ -218,8 +217,8 @@ export function documentRoutes(): RouteDefinition[] {
           "Renders the document with the request's `variables` over its own, name by name, to its `document.type` or `format` (PDF, DOCX, ODT; PNG or JPEG give page images as POST /render/images, with `image`). " +
           "`stylePresetId` replaces the document's preset. The job is a render job like POST /render (poll GET /render/{jobId}); errors name paths of the document being rendered (`config.…`). Costs 1 credit, charged on completion.",
         body: RenderDocumentSchema,
-        query: [STRICT_QUERY],
-        responses: { 202: RenderJobSchema },
+        query: RENDER_CREATION_QUERY,
+        responses: RENDER_CREATED,
       },
     },
     {

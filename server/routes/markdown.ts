@@ -4,13 +4,12 @@ import {
   MarkdownRenderRequestSchema,
   MarkdownValidateRequestSchema,
   MarkdownValidationSchema,
-  RenderJobSchema,
   type MarkdownRenderRequest,
 } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
-import { creatingRender, IMAGE_ROUTE_NOTE, STRICT_QUERY, strictOf } from './render.js';
+import { creatingRender, IMAGE_ROUTE_NOTE, RENDER_CREATED, RENDER_CREATION_QUERY, STRICT_QUERY, strictOf } from './render.js';
 
 /** The 400 detail of a body that is not an Extended Markdown request, for the render and the validate routes alike. */
 const MISMATCH = 'The request body does not match the Extended Markdown request.';
@@ -35,8 +34,8 @@ export function markdownRoutes(): RouteDefinition[] {
           'Errors in the Markdown or the settings answer 400 with the path, line and column; with `?strict=true` unresolved references are errors too, otherwise warnings on the job. ' +
           'The job is a render job like POST /render (poll GET /render/{jobId}). Costs 1 credit, charged on completion.',
         body: MarkdownRenderRequestSchema,
-        query: [STRICT_QUERY],
-        responses: { 202: RenderJobSchema },
+        query: RENDER_CREATION_QUERY,
+        responses: RENDER_CREATED,
       },
     },
     {
@@ -50,8 +49,8 @@ export function markdownRoutes(): RouteDefinition[] {
         summary: 'Render Extended Markdown to page images, PNG or JPEG (temporary; output expires)',
         description: 'Takes the body of POST /render/markdown plus `image`, and renders like POST /render/images. ' + IMAGE_ROUTE_NOTE,
         body: MarkdownImageRenderRequestSchema,
-        query: [STRICT_QUERY],
-        responses: { 202: RenderJobSchema },
+        query: RENDER_CREATION_QUERY,
+        responses: RENDER_CREATED,
       },
     },
     {

@@ -10,7 +10,7 @@ import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 import { downloadOrg, sendStoredFile } from './files.js';
-import { readJobWaiting, WAIT_QUERY } from '../long-poll.js';
+import { CREATE_WAIT_QUERY, createWaitMsOf, readJobWaiting, WAIT_QUERY } from '../long-poll.js';
 import { sendRenderCreated } from '../job-created.js';
 import { renderJobView } from '../views.js';
 
@@ -24,17 +24,28 @@ export function strictOf(ctx: RouteContext): boolean {
 
 type CreatingMethod = 'create' | 'createImages' | 'createFromMarkdown' | 'createImagesFromMarkdown';
 
+/** The query of a render-creating POST, checked before the body is read and the job created. */
+export interface RenderCreation {
+  strict: boolean;
+  /** `?wait=` in milliseconds: how long the answer may wait for the job to finish (0: 202 at once). */
+  waitMs: number;
+}
+
+export function renderCreationOf(ctx: RouteContext): RenderCreation {
+  return { strict: strictOf(ctx), waitMs: createWaitMsOf(ctx) };
+}
+
 /**
- * A render-creating route: `?strict` is checked before the body (pre-validation), the body by the app against
- * the route's schema (400 `mismatch`); both go to the render service's `method`, which trusts them; 202 with
- * the job. `endpoint` names the route in the service's answers (a full backlog).
+ * A render-creating route: `?strict` and `?wait` are checked before the body (pre-validation), the body by the app
+ * against the route's schema (400 `mismatch`); both go to the render service's `method`, which trusts them; 202 with
+ * the job (200 when it finished within `?wait=`). `endpoint` names the route in the service's answers (a full backlog).
  */
-export function creatingRender(method: CreatingMethod, endpoint: string, mismatch: string): Pick<RouteDefinition<unknown, boolean>, 'body' | 'preValidation' | 'handler'> {
+export function creatingRender(method: CreatingMethod, endpoint: string, mismatch: string): Pick<RouteDefinition<unknown, RenderCreation>, 'body' | 'preValidation' | 'handler'> {
   return {
     body: { mismatch },
-    preValidation: strictOf,
+    preValidation: renderCreationOf,
     // The body matched the schema of this route, the one the service method takes.
-    handler: async (ctx, strict) => sendRenderCreated(ctx, await ctx.services.renders[method](ctx.principal!.orgId, ctx.body as never, strict, endpoint)),
+    handler: async (ctx, pre) => sendRenderCreated(ctx, await ctx.services.renders[method](ctx.principal!.orgId, ctx.body as never, pre.strict, endpoint), pre.waitMs),
   };
 }
 
@@ -48,6 +59,10 @@ export const IMAGE_ROUTE_NOTE =
   'Malformed page specs answer 400; a page past the end of the rendered document fails the job (PAGE_OUT_OF_RANGE). Costs 1 credit, charged on completion.';
 
 export const STRICT_QUERY = { name: 'strict', description: 'Unresolved references are errors (400) instead of warnings.', schema: Type.Boolean() };
+
+/** What the OpenAPI document says of every render-creating POST: its query, and its answers (202, or 200 within `?wait=`). */
+export const RENDER_CREATION_QUERY = [STRICT_QUERY, CREATE_WAIT_QUERY];
+export const RENDER_CREATED = { 200: RenderJobSchema, 202: RenderJobSchema };
 
 async function renderJob(kernel: Kernel, orgId: string, id: string): Promise<JobRecord> {
   const job = /^[0-9a-f-]{36}$/.test(id) ? await kernel.store.getJob(orgId, id) : undefined;
@@ -91,8 +106,8 @@ export function renderRoutes(): RouteDefinition[] {
           'Duplicate anchors and contract errors answer 400; broken references, undefined citations and abbreviations are 400 with `?strict=true`, otherwise warnings on the job. ' +
           'Costs 1 credit, charged on completion.',
         body: RenderRequestSchema,
-        query: [STRICT_QUERY],
-        responses: { 202: RenderJobSchema },
+        query: RENDER_CREATION_QUERY,
+        responses: RENDER_CREATED,
       },
     },
     {
@@ -106,8 +121,8 @@ export function renderRoutes(): RouteDefinition[] {
         summary: 'Render document JSON to page images, PNG or JPEG (temporary; output expires)',
         description: 'Validates `config` like POST /render and creates a render job whose output is images of the pages. ' + IMAGE_ROUTE_NOTE,
         body: ImageRenderRequestSchema,
-        query: [STRICT_QUERY],
-        responses: { 202: RenderJobSchema },
+        query: RENDER_CREATION_QUERY,
+        responses: RENDER_CREATED,
       },
     },
     { method: 'GET', path: `${API_PREFIX}/render/:jobId`, auth: 'key', handler: status, doc: { tag: 'Rendering', summary: 'A render job (poll until COMPLETED or FAILED, or wait with waitMs)', query: [WAIT_QUERY], responses: { 200: RenderJobSchema } } },
