@@ -90,23 +90,24 @@ export class Metrics {
     const created = Date.parse(job.createdAt);
     const started = job.startedAt ? Date.parse(job.startedAt) : NaN;
     const finished = job.completedAt ? Date.parse(job.completedAt) : NaN;
-    // A job failed before it started (its plugin gone) has no start: it waited, but did not run.
+    // Times come from the job's own record (the runner's clock); a job without a start shows neither figure.
     if (started >= created) this.#queueWait.observe({ action }, (started - created) / 1000);
     if (finished >= started) this.#run.observe({ action }, (finished - started) / 1000);
     if (job.status === 'COMPLETED' && job.chargedCredits > 0) this.#credits.inc(job.chargedCredits);
   }
 
   #samplePools(): void {
-    const gauge = this.#poolThreads;
-    gauge.reset();
+    // Reset first: a plugin disabled since the last scrape has no pool, and no threads to show.
+    this.#poolThreads.reset();
     for (const [plugin, loaded] of this.plugins.plugins) {
       if (!loaded.pool) continue;
       const { busy, idle } = loaded.pool.threadStates();
-      gauge.set({ plugin, state: 'busy' }, busy);
-      gauge.set({ plugin, state: 'idle' }, idle);
+      this.#poolThreads.set({ plugin, state: 'busy' }, busy);
+      this.#poolThreads.set({ plugin, state: 'idle' }, idle);
     }
   }
 
+  /** Both pool counters' collect: the first call of a scrape brings both up to date, the second adds nothing. */
   #syncPoolCounters(): void {
     for (const [plugin, loaded] of this.plugins.plugins) {
       const pool = loaded.pool;
