@@ -1,5 +1,5 @@
 // The records Quire keeps: organizations, API keys, files, jobs, ledger entries, style presets, documents, assets, bulk jobs,
-// webhook endpoints and deliveries, forms and their records.
+// webhook endpoints and deliveries, forms and their records, the operators' plugin overrides and audit log.
 // Longer than 400 lines: one declaration per stored record, each with the comments that say what its fields mean.
 import type { Defaults } from '../contracts/document-json.js';
 
@@ -28,7 +28,15 @@ export interface ApiKeyRecord {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  /**
+   * An operator key (admin CLI `key create --operator`, docs/operators.md): it calls the /operator routes and nothing
+   * of an organization's; its `orgId` is OPERATOR_KEYS_ORG_ID, which names no organization. Absent: false.
+   */
+  operator?: boolean;
 }
+
+/** The `orgId` operator keys are stored under: no organization has it (theirs are UUIDs), so none lists or uses them. */
+export const OPERATOR_KEYS_ORG_ID = 'operators';
 
 /** A trusted integration service (e.g. an MCP server) registered by the operator. */
 export interface IntegrationClient {
@@ -483,5 +491,31 @@ export interface FilloutRecord {
   jobId: string | null;
   /** Why that render could not be queued (e.g. the organization is out of credits); null otherwise. */
   renderError: { code: string; message: string } | null;
+  createdAt: string;
+}
+
+/**
+ * A plugin switched on or off at runtime by an operator (docs/operators.md), one per plugin: the last switch wins. It
+ * overrides the manifest's default; a plugin the config file disables stays disabled whatever the override says.
+ */
+export interface PluginOverride {
+  pluginId: string;
+  enabled: boolean;
+  /** What the operator said when switching, or null. */
+  reason: string | null;
+  /** The operator key that switched it. */
+  byKeyId: string;
+  at: string;
+}
+
+/** One line of the operators' audit log: who switched which plugin, when and why. */
+export interface OperatorAuditEntry {
+  id: string;
+  action: 'plugin.disable' | 'plugin.enable';
+  pluginId: string;
+  reason: string | null;
+  keyId: string;
+  /** The key's name when it acted (a key keeps its name, but the log outlives revoked keys). */
+  keyName: string;
   createdAt: string;
 }

@@ -10,6 +10,7 @@ import { KeyedMutex } from '../keyed-mutex.js';
 import { beginKey, expiredKeyChanges, jobByKey, ownedKeyChange } from './idempotency-state.js';
 import { EmbeddedWebhooks } from './webhook-state.js';
 import { EmbeddedForms } from './form-state.js';
+import { EmbeddedOperatorLog } from './operator-state.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from './store.js';
 import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from './store.js';
@@ -18,6 +19,7 @@ import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../model.js';
 import type { FilloutRecord, FormRecord } from '../model.js';
+import type { OperatorAuditEntry, PluginOverride } from '../model.js';
 
 export interface LowdbStoreOptions {
   /** Rewrite the snapshot and empty the journal once it holds this many lines (default 20,000) ... */
@@ -40,6 +42,7 @@ export class LowdbStore implements Store {
   readonly #bootstrap = new KeyedMutex();
   readonly #webhooks = new EmbeddedWebhooks(() => this.#data, (...changes) => this.#commit(...changes));
   readonly #forms = new EmbeddedForms(() => this.#state, (...changes) => this.#commit(...changes));
+  readonly #operators = new EmbeddedOperatorLog(() => this.#data, (...changes) => this.#commit(...changes));
 
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.#dataDir = dataDir;
@@ -613,6 +616,20 @@ export class LowdbStore implements Store {
 
   deleteFillout(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
     return this.#forms.deleteFillout(orgId, id);
+  }
+
+  // Plugin overrides and the operators' audit log: EmbeddedOperatorLog (operator-state.ts).
+
+  setPluginOverride(override: PluginOverride, entry: OperatorAuditEntry): Promise<void> {
+    return this.#operators.setPluginOverride(override, entry);
+  }
+
+  async listPluginOverrides(): Promise<PluginOverride[]> {
+    return this.#operators.listPluginOverrides();
+  }
+
+  async listOperatorAudit(limit: number, after?: PageKey): Promise<OperatorAuditEntry[]> {
+    return this.#operators.listOperatorAudit(limit, after);
   }
 
   /** A record of the collection that belongs to the organization (own keys only: an id is never a prototype's). */

@@ -5,6 +5,7 @@ import type { ApiKeyRecord, FileRecord, JobRecord, LedgerEntry, Organization } f
 import type { IdempotencyRecord } from './store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../model.js';
 import type { FilloutRecord, FormRecord } from '../model.js';
+import type { OperatorAuditEntry, PluginOverride } from '../model.js';
 
 /** The snapshot document (`quire.json`). A new collection is one line here and one in `emptyData`. */
 export interface Data {
@@ -29,9 +30,12 @@ export interface Data {
   webhookDeliveries: Record<string, WebhookDeliveryRecord>;
   forms: Record<string, FormRecord>;
   fillouts: Record<string, FilloutRecord>;
+  /** Keyed by plugin id; `id` is the plugin id too (collections are keyed by their records' `id`). */
+  pluginOverrides: Record<string, PluginOverride & { id: string }>;
+  operatorAudit: Record<string, OperatorAuditEntry>;
 }
 
-export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {}, webhookEndpoints: {}, webhookDeliveries: {}, idempotencyKeys: {}, forms: {}, fillouts: {} });
+export const emptyData = (): Data => ({ schemaVersion: 1, journalSeq: 0, organizations: {}, apiKeys: {}, integrationClients: {}, resourceTokens: {}, files: {}, jobs: {}, ledger: [], stylePresets: {}, documents: {}, assets: {}, bulkJobs: {}, templates: {}, blocks: {}, webhookEndpoints: {}, webhookDeliveries: {}, idempotencyKeys: {}, forms: {}, fillouts: {}, pluginOverrides: {}, operatorAudit: {} });
 
 /** Collections keyed by id, and append-only lists; derived from `Data` so the two never drift. */
 export type RecordCollection = { [K in keyof Data]: Data[K] extends unknown[] ? never : Data[K] extends Record<string, { id: string }> ? K : never }[keyof Data];

@@ -4,6 +4,7 @@ import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
 import type { WebhookAttemptRecord, WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../model.js';
 import type { FilloutRecord, FormRecord } from '../model.js';
+import type { OperatorAuditEntry, PluginOverride } from '../model.js';
 
 export interface Store {
   init(): Promise<void>;
@@ -225,6 +226,14 @@ export interface Store {
   updateFillout(orgId: string, id: string, patch: FilloutPatch): Promise<FilloutRecord | undefined>;
   /** Deletes the record and, in the same write, the assets only it used (returned). */
   deleteFillout(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined>;
+
+  // Plugins switched at runtime by operators, and the audit log of the switches (docs/operators.md).
+  /** Replaces the plugin's override and appends `entry` to the audit log, in one write. */
+  setPluginOverride(override: PluginOverride, entry: OperatorAuditEntry): Promise<void>;
+  /** Every plugin's override (one per plugin, the last set), in no particular order. */
+  listPluginOverrides(): Promise<PluginOverride[]>;
+  /** The audit log, newest first, after the entry `after` names, at most `limit`. */
+  listOperatorAudit(limit: number, after?: PageKey): Promise<OperatorAuditEntry[]>;
 }
 
 /** The fields of a form a change may replace. */

@@ -31,6 +31,7 @@ const COLLECTIONS = [
   ['fillouts', 'fillouts'],
   ['webhookEndpoints', 'webhook_endpoints'],
   ['webhookDeliveries', 'webhook_deliveries'],
+  ['operatorAudit', 'operator_audit'],
 ] as const satisfies ReadonlyArray<readonly [keyof Data, Table]>;
 
 /** The collections whose records use assets (asset_users rows: an asset goes with the last of them). */
@@ -90,6 +91,8 @@ export async function migrateEmbeddedToPostgres(dataDir: string, url: string): P
       }
       // A key's stored answer goes with it: a client retrying across the move gets the same answer.
       for (const rec of Object.values(data.idempotencyKeys)) await copyIdempotencyRecord(tx, rec);
+      // Plugins operators switched stay switched (one row a plugin; the embedded record's `id` is the plugin id).
+      for (const { id: _id, ...override } of Object.values(data.pluginOverrides)) await tx.query('INSERT INTO plugin_overrides (plugin_id, data) VALUES ($1, $2)', [override.pluginId, JSON.stringify(override)]);
     });
     const mismatched: string[] = [];
     for (const id of ids) {
@@ -117,7 +120,7 @@ async function countTables(pool: pg.Pool, data: Data): Promise<MigrationSummary[
   for (const coll of ASSET_USERS) {
     for (const rec of Object.values(data[coll])) for (const a of rec.assetIds ?? []) users.add(`${a}\u0000${rec.id}`);
   }
-  const expected: Array<[string, number]> = [...COLLECTIONS.map(([coll, table]) => [table, Object.keys(data[coll]).length] as [string, number]), ['ledger', data.ledger.length], ['asset_users', users.size], ['idempotency_keys', Object.keys(data.idempotencyKeys).length]];
+  const expected: Array<[string, number]> = [...COLLECTIONS.map(([coll, table]) => [table, Object.keys(data[coll]).length] as [string, number]), ['ledger', data.ledger.length], ['asset_users', users.size], ['idempotency_keys', Object.keys(data.idempotencyKeys).length], ['plugin_overrides', Object.keys(data.pluginOverrides).length]];
   const tables: MigrationSummary['tables'] = {};
   for (const [table, source] of expected) {
     // Table names come from the constant list above, never from input.

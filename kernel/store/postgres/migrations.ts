@@ -7,6 +7,7 @@ import { ADMISSION_SQL, HOT_COLUMNS_SQL } from './pg-jobs.js';
 import { IDEMPOTENCY_SQL } from './pg-idempotency.js';
 import { WEBHOOKS_SQL } from './pg-webhooks.js';
 import { FORMS_SQL } from './pg-forms.js';
+import { OPERATORS_SQL } from './pg-operators.js';
 
 export interface Migration {
   version: number;
@@ -64,6 +65,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: '0007_webhooks', sql: WEBHOOKS_SQL },
   { version: 8, name: '0008_idempotency', sql: IDEMPOTENCY_SQL },
   { version: 9, name: '0009_forms', sql: FORMS_SQL },
+  { version: 10, name: '0010_operators', sql: OPERATORS_SQL },
 ];
 
 /** The advisory lock key all Quire nodes migrate under ("quire-mg" as a 64-bit integer). */

@@ -4,6 +4,7 @@ import type { AssetRecord, BlockRecord, BulkJobRecord, DocumentRecord, TemplateR
 import type { ApiKeyRecord, FileRecord, JobRecord, Organization, ResourceTokenRecord, StylePresetRecord } from '../../model.js';
 import type { IntegrationClient, WebhookDeliveryRecord, WebhookEndpointRecord } from '../../model.js';
 import type { FilloutRecord, FormRecord } from '../../model.js';
+import type { OperatorAuditEntry } from '../../model.js';
 import type { PageKey } from '../store.js';
 
 export type Db = pg.Pool | pg.PoolClient;
@@ -36,6 +37,7 @@ const TABLES = {
   webhook_deliveries: spec<WebhookDeliveryRecord>(['org_id', 'endpoint_id', 'status', 'next_attempt_at', 'created_at'], (d) => [d.orgId, d.endpointId, d.status, d.nextAttemptAt, d.createdAt]),
   forms: spec<FormRecord>(['org_id', 'document_id', 'created_at'], (f) => [f.orgId, f.documentId, f.createdAt]),
   fillouts: spec<FilloutRecord>(['org_id', 'form_id', 'document_id', 'created_at'], (r) => [r.orgId, r.formId, r.documentId, r.createdAt]),
+  operator_audit: spec<OperatorAuditEntry>(['created_at'], (e) => [e.createdAt]),
 };
 
 export type Tables = typeof TABLES;

@@ -1,9 +1,10 @@
 // The PostgreSQL metadata store (QUIRE_DATABASE_URL): the Store interface over a pg pool, with the embedded store's semantics.
-// Longer than 400 lines: one class implements the whole Store interface over one pool, one short method per operation; each area's SQL lives in its own file (pg-jobs, pg-workspace, pg-idempotency, pg-webhooks, pg-forms).
+// Longer than 400 lines: one class implements the whole Store interface over one pool, one short method per operation; each area's SQL lives in its own file (pg-jobs, pg-workspace, pg-idempotency, pg-webhooks, pg-forms, pg-operators).
 import pg from 'pg';
 import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
 import { PgForms } from './pg-forms.js';
+import { PgOperators } from './pg-operators.js';
 import { KeyCache } from './pg-key-cache.js';
 import { fanOutBulk, PgWebhooks } from './pg-webhooks.js';
 import { addLedger, admitJob, checkCredit, claimJob, creditState, finishJob, FINISHED_CHANNEL, outstandingEstimate, readOrganizations, stageBulk, stageJob, type KnownJob } from './pg-jobs.js';
@@ -14,6 +15,7 @@ import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, J
 import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from '../store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../../model.js';
 import type { FilloutRecord, FormRecord } from '../../model.js';
+import type { OperatorAuditEntry, PluginOverride } from '../../model.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../../model.js';
 import type { BlockRecord } from '../../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../../model.js';
@@ -37,6 +39,7 @@ export class PgStore implements Store {
   readonly #workspace: PgWorkspace;
   readonly #webhooks: PgWebhooks;
   readonly #forms: PgForms;
+  readonly #operators: PgOperators;
   readonly #url: string;
   /** Unfinished jobs as this process last wrote them (admitted or claimed here), with the row version of that write. */
   readonly #known = new Map<string, KnownJob>();
@@ -51,6 +54,7 @@ export class PgStore implements Store {
     this.#workspace = new PgWorkspace(this.#pool);
     this.#webhooks = new PgWebhooks(this.#pool);
     this.#forms = new PgForms(this.#pool);
+    this.#operators = new PgOperators(this.#pool);
   }
 
   async init(): Promise<void> {
@@ -513,6 +517,19 @@ export class PgStore implements Store {
   deleteFillout(orgId: string, id: string): Promise<{ releasedAssets: string[] } | undefined> {
     return this.#forms.deleteFillout(orgId, id);
   }
+
+  setPluginOverride(override: PluginOverride, entry: OperatorAuditEntry): Promise<void> {
+    return this.#operators.setPluginOverride(override, entry);
+  }
+
+  listPluginOverrides(): Promise<PluginOverride[]> {
+    return this.#operators.listPluginOverrides();
+  }
+
+  listOperatorAudit(limit: number, after?: PageKey): Promise<OperatorAuditEntry[]> {
+    return this.#operators.listOperatorAudit(limit, after);
+  }
+
 }
 
 async function requireJob(tx: Db, id: string): Promise<JobRecord> {
