@@ -14,7 +14,7 @@ export const ERROR_TABLE = {
   FORBIDDEN: { status: 403, title: 'Forbidden', hint: 'The key\'s role does not allow this; use an owner or admin key.' },
   TEMPLATE_NOT_PRODUCTIVE: { status: 403, title: 'Template not productive', hint: 'Documents are created only from productive workspace templates: copy a catalog template with `POST /templates/{id}/copy`, or set `productive: true` on your template with `PATCH /templates/{id}`.' },
   NOT_FOUND: { status: 404, title: 'Not found', hint: 'The id is unknown, expired, or belongs to another organization.' },
-  PLUGIN_DISABLED: { status: 404, title: 'Plugin disabled', hint: 'The operator disabled the plugin behind this route in the Quire config.' },
+  PLUGIN_DISABLED: { status: 404, title: 'Plugin disabled', hint: 'The operator disabled the plugin behind this route (in the Quire config, or at runtime through the operator API).' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed', hint: 'Use one of the methods listed in the `Allow` header.' },
   INSUFFICIENT_CREDITS: { status: 402, title: 'Insufficient credits', hint: 'The organization\'s balance does not cover the estimated cost; ask the operator for a credit grant.' },
   IMPORT_FAILED: { status: 422, title: 'Import failed', hint: 'The uploaded file could not be imported; `errors[0].code` says why (e.g. `DOCX_INVALID`, `DOCX_TOO_LARGE`) and `detail` how to fix it.' },
@@ -95,4 +95,5 @@ export const KERNEL_JOB_ERRORS = {
   INPUT_MISSING: 'An input file of the job expired or was deleted before it ran.',
   INVALID_RESULT: 'The plugin returned a result that does not match its contract.',
   UNEXPECTED: 'The plugin failed with an error it did not declare.',
+  PLUGIN_DISABLED: 'An operator disabled the plugin while the job waited to run.',
 } as const;

@@ -147,6 +147,14 @@ export class JobRunner {
     this.#pump(job.pluginId);
   }
 
+  /**
+   * A plugin was switched (docs/operators.md): its waiting jobs start now, so that, when it was disabled, each fails
+   * PLUGIN_DISABLED at once rather than when a slot would have come free.
+   */
+  pluginSwitched(pluginId: string): void {
+    this.#pump(pluginId);
+  }
+
   /** Unfinished jobs of a plugin held by this process (waiting, running, or storing their output). */
   backlog(pluginId: string): number {
     return (this.#queues.get(pluginId)?.size ?? 0) + (this.#open.get(pluginId) ?? 0);
@@ -159,8 +167,9 @@ export class JobRunner {
   #pump(pluginId: string): void {
     if (!this.#accepting) return;
     const queue = this.#queues.get(pluginId);
-    // A plugin without a pool (disabled or unavailable) still drains its queue: each job fails with why.
-    const capacity = this.registry.plugins.get(pluginId)?.pool?.capacity ?? 1;
+    // A plugin without a pool (disabled or unavailable) still drains its queue, all of it at once (jobs still on the
+    // threads of a pool an operator closed do not hold it back): each job fails with why.
+    const capacity = this.registry.plugins.get(pluginId)?.pool?.capacity ?? Infinity;
     while (queue?.size && (this.#inflight.get(pluginId) ?? 0) < capacity && (this.#open.get(pluginId) ?? 0) < capacity * (1 + STORING_PER_THREAD)) {
       const id = queue.shift()!;
       this.#queued.delete(id);
@@ -197,9 +206,8 @@ export class JobRunner {
     if (!claim) return;
     const reg = this.registry.byAction(claim.job.action);
     if (!reg || reg.plugin.state !== 'enabled' || !reg.plugin.pool) {
-      const why = !reg ? 'is no longer installed' : reg.plugin.state === 'disabled' ? 'was disabled by the operator' : `is unavailable (${reg.plugin.reason})`;
       await claim.durable;
-      await this.#fail(claim.job, new JobError('UNEXPECTED', `The plugin for ${claim.job.action} ${why}; the job could not run.`));
+      await this.#fail(claim.job, notRunnable(claim.job, reg));
       return;
     }
     const marked = claim.durable;
@@ -216,6 +224,9 @@ export class JobRunner {
       const outbound = manifest.outbound ? { outbound: { allowPrivateNetwork: this.config.allowPrivateNetwork } } : {};
       const llm = manifest.llm && this.config.llm ? { llm: { ...this.config.llm } } : {};
       const target = this.blobs.target(outputId);
+      // Checked again with nothing awaited before the pool takes the job: an operator may have disabled the plugin
+      // while the inputs loaded (its pool closes once the jobs already on its threads finish).
+      if (reg.plugin.state !== 'enabled' || !reg.plugin.pool) throw notRunnable(job, reg);
       const output = await reg.plugin.pool.run(reg.action.export, { params: job.params, files, settings: reg.plugin.settings, ...outbound, ...llm }, undefined, target).finally(release);
       if (output.file) await (target ? this.blobs.keep(target, outputId) : this.blobs.put(outputId, output.file.bytes));
       writeWorkerLog(log, output.log);
@@ -364,6 +375,15 @@ export class JobRunner {
     if (!drained) this.#abandoned = true;
     return drained;
   }
+}
+
+/** Why a job cannot run on its plugin: disabled by an operator (PLUGIN_DISABLED), unavailable, or not installed. */
+function notRunnable(job: JobRecord, reg: RegisteredAction | undefined): JobError {
+  if (reg?.plugin.state === 'disabled') {
+    return new JobError('PLUGIN_DISABLED', `The plugin for ${job.action} (${reg.plugin.definition.manifest.id}) was disabled by the operator before the job ran; send it again once the plugin is enabled.`);
+  }
+  const why = !reg ? 'is no longer installed' : `is unavailable (${reg.plugin.reason})`;
+  return new JobError('UNEXPECTED', `The plugin for ${job.action} ${why}; the job could not run.`);
 }
 
 /**

@@ -236,6 +236,15 @@ export class PluginPool {
     }
   }
 
+  /**
+   * Closes the pool once every task already handed to it has settled, running or still queued in Piscina (whose own
+   * close would end the queued ones): a plugin disabled at runtime lets the jobs it started finish.
+   */
+  async closeWhenIdle(): Promise<void> {
+    await Promise.allSettled(this.#lanes.flatMap((lane) => [...lane.pending]));
+    await this.close();
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const successors = this.#lanes.map((lane) => lane.successor);

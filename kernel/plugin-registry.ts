@@ -1,4 +1,5 @@
-// Loads built-in and third-party plugins, checks manifest ⇄ contract ⇄ worker exports, and starts their pools.
+// Loads built-in and third-party plugins, checks manifest ⇄ contract ⇄ worker exports, and starts their pools; switches
+// them off and on at runtime when an operator says so (docs/operators.md).
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -9,6 +10,8 @@ import { PluginPool } from './plugin-pool.js';
 import type { QuireConfig } from './config.js';
 import { KERNEL_JOB_ERRORS } from '../contracts/errors.js';
 import { PluginManifestSchema } from '../contracts/plugin-manifest.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import type { PluginOverride } from './model.js';
 
 export type PluginState = 'enabled' | 'disabled' | 'unavailable';
 
@@ -24,6 +27,12 @@ export interface LoadedPlugin {
   settings: Record<string, unknown>;
   /** What `provision` returned, closed with the pools. */
   services: PluginServices | null;
+  /** `plugins.<id>.enabled = false` in the config file: it wins over any runtime override. */
+  configDisabled: boolean;
+  /** Required system components found missing at boot (the plugin cannot be enabled while any is). */
+  requiredMissing: string[];
+  /** An operator's runtime switch, as last applied here; null when none was ever stored. */
+  override: PluginOverride | null;
 }
 
 export interface RegisteredAction {
@@ -42,6 +51,10 @@ export class PluginRegistry {
   readonly #routes = new Map<string, RegisteredAction>();
   readonly #targets = new Map<string, RegisteredAction>();
   readonly #actions = new Map<string, RegisteredAction>();
+  /** One switch of a plugin at a time: a disable still closing its pool is finished before an enable starts one. */
+  readonly #switching = new KeyedMutex();
+  /** Pools of plugins disabled at runtime, closing once the jobs on their threads finish. */
+  readonly #closing = new Set<Promise<void>>();
 
   constructor(
     private readonly config: QuireConfig,
@@ -52,7 +65,7 @@ export class PluginRegistry {
    * Loads every plugin and refuses (throws PluginLoadError) on any mismatch, so a broken plugin
    * stops the boot with a message naming it rather than failing requests later.
    */
-  async load(builtin: string[], builtinBase: URL): Promise<void> {
+  async load(builtin: string[], builtinBase: URL, overrides: PluginOverride[] = []): Promise<void> {
     const sources = [
       ...builtin.map((spec) => ({ url: new URL(spec, builtinBase).href, source: spec, builtin: true })),
       ...this.config.externalPlugins.map((spec) => ({ url: resolveExternal(spec, this.config.configDir), source: spec, builtin: false })),
@@ -80,6 +93,9 @@ export class PluginRegistry {
         pool: null,
         settings: settings.settings ?? {},
         services: null,
+        configDisabled: settings.enabled === false,
+        requiredMissing: [],
+        override: null,
       });
       for (const action of def.manifest.actions) {
         const reg = { plugin: this.plugins.get(def.manifest.id)!, action };
@@ -94,6 +110,16 @@ export class PluginRegistry {
       }
     }
     await this.#probeComponents();
+    // The stored runtime switches apply before any pool starts: a plugin an operator disabled never starts at boot.
+    for (const o of overrides) {
+      const p = this.plugins.get(o.pluginId);
+      if (!p) {
+        this.log?.warn({ plugin: o.pluginId }, 'an operator switched a plugin that is not installed here; ignored');
+        continue;
+      }
+      p.override = o;
+      if (!o.enabled && !p.configDisabled) this.#markDisabled(p, o);
+    }
     await this.#startPools();
   }
 
@@ -184,15 +210,12 @@ export class PluginRegistry {
           else missing.push(component.name);
         }
       }
-      if (!missing.length && p.missing.length) {
-        const how = p.definition.manifest.requires.filter((c) => p.missing.includes(c.name)).map((c) => `${c.name} (${c.install})`);
-        p.reason = `optional system component${p.missing.length > 1 ? 's' : ''} missing: ${how.join(', ')}; requests that need ${p.missing.length > 1 ? 'them' : 'it'} answer 503`;
-      }
+      if (!missing.length && p.missing.length) p.reason = this.#optionalReason(p);
       if (missing.length) {
         p.state = 'unavailable';
         p.missing = missing;
-        const how = p.definition.manifest.requires.filter((c) => missing.includes(c.name)).map((c) => `${c.name} (${c.install})`);
-        p.reason = `missing system component${missing.length > 1 ? 's' : ''}: ${how.join(', ')}`;
+        p.requiredMissing = missing;
+        p.reason = this.#missingReason(p, missing);
       }
     }
   }
@@ -251,6 +274,64 @@ export class PluginRegistry {
     }
   }
 
+  /**
+   * Applies an operator's override at once: disabling takes the plugin's routes and render targets away (they answer
+   * 404 PLUGIN_DISABLED from now on) and closes its pool once the jobs on its threads finish; enabling starts its pool
+   * and serves it again once the pool is up. A plugin the config disables stays disabled, and one missing a required
+   * component becomes unavailable, whatever the override says. Throws when the pool cannot be started (the plugin
+   * stays disabled).
+   */
+  applyOverride(o: PluginOverride): Promise<void> {
+    return this.#switching.run(o.pluginId, async () => {
+      const p = this.plugins.get(o.pluginId);
+      if (!p) return;
+      p.override = o;
+      if (p.configDisabled) return;
+      if (!o.enabled) {
+        const { pool, services } = p;
+        this.#markDisabled(p, o);
+        // State first, then the pool: the runner checks the state right before it hands a job to the pool, so a job is
+        // either on a thread before the close (and finishes) or fails PLUGIN_DISABLED.
+        // The answer does not wait for the close: the jobs on the threads may take up to their deadline.
+        p.pool = null;
+        p.services = null;
+        const closing = (async () => {
+          await pool?.closeWhenIdle().catch((err: Error) => this.log?.warn({ plugin: o.pluginId, err }, 'closing the pool of a disabled plugin failed'));
+          await services?.close().catch((err: Error) => this.log?.warn({ plugin: o.pluginId, err }, 'closing plugin services failed'));
+        })();
+        this.#closing.add(closing);
+        void closing.finally(() => this.#closing.delete(closing));
+        return;
+      }
+      if (p.requiredMissing.length) {
+        p.state = 'unavailable';
+        p.missing = p.requiredMissing;
+        p.reason = this.#missingReason(p, p.requiredMissing);
+        return;
+      }
+      if (p.state === 'enabled') return;
+      await this.#startPool(p);
+      p.state = 'enabled';
+      p.reason = p.missing.length ? this.#optionalReason(p) : null;
+    });
+  }
+
+  #markDisabled(p: LoadedPlugin, o: PluginOverride): void {
+    p.state = 'disabled';
+    p.reason = `disabled by an operator (key ${o.byKeyId}) at ${o.at}${o.reason ? `: ${o.reason}` : ''}`;
+  }
+
+  /** Why an enabled plugin may still answer 503: optional components it lacks. */
+  #optionalReason(p: LoadedPlugin): string {
+    const how = p.definition.manifest.requires.filter((c) => p.missing.includes(c.name)).map((c) => `${c.name} (${c.install})`);
+    return `optional system component${p.missing.length > 1 ? 's' : ''} missing: ${how.join(', ')}; requests that need ${p.missing.length > 1 ? 'them' : 'it'} answer 503`;
+  }
+
+  #missingReason(p: LoadedPlugin, missing: string[]): string {
+    const how = p.definition.manifest.requires.filter((c) => missing.includes(c.name)).map((c) => `${c.name} (${c.install})`);
+    return `missing system component${missing.length > 1 ? 's' : ''}: ${how.join(', ')}`;
+  }
+
   /** The optional components a request needs that are not installed (empty when it can run). */
   missingFor(reg: RegisteredAction, params: Record<string, unknown>, files: Array<{ field: string; mimeType: string }>): string[] {
     const needed = reg.plugin.definition.componentsNeeded?.({ action: reg.action.name, params, files }) ?? [];
@@ -276,6 +357,7 @@ export class PluginRegistry {
 
   async close(): Promise<void> {
     await Promise.all([...this.plugins.values()].map((p) => p.pool?.close()));
+    await Promise.all(this.#closing);
     await Promise.all([...this.plugins.values()].map((p) => p.services?.close().catch((err: Error) => this.log?.warn({ plugin: p.definition.manifest.id, err }, 'closing plugin services failed'))));
   }
 }
