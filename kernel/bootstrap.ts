@@ -5,7 +5,7 @@ import type { Clock } from './clock.js';
 import type { QuireConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-keys.js';
-import type { Role } from './model.js';
+import { OPERATOR_KEYS_ORG_ID, type Role } from './model.js';
 
 export async function createOrganization(store: Store, clock: Clock, name: string, credits: number, plan = 'Team'): Promise<string> {
   const id = randomUUID();
@@ -18,6 +18,17 @@ export async function createOrganization(store: Store, clock: Clock, name: strin
 export async function createApiKey(store: Store, clock: Clock, orgId: string, role: Role, name: string, key = generateApiKey()): Promise<{ id: string; key: string }> {
   const id = randomUUID();
   await store.createApiKey({ id, orgId, name, role, hash: hashApiKey(key), prefix: keyPrefix(key), createdAt: clock.now().toISOString(), revokedAt: null });
+  return { id, key };
+}
+
+/**
+ * An operator key (docs/operators.md): stored hashed like any key, under OPERATOR_KEYS_ORG_ID (no organization), with
+ * the lowest role; what it may call is decided by its `operator` flag, not by the role.
+ */
+export async function createOperatorKey(store: Store, clock: Clock, name: string): Promise<{ id: string; key: string }> {
+  const id = randomUUID();
+  const key = generateApiKey();
+  await store.createApiKey({ id, orgId: OPERATOR_KEYS_ORG_ID, name, role: 'member', hash: hashApiKey(key), prefix: keyPrefix(key), createdAt: clock.now().toISOString(), revokedAt: null, operator: true });
   return { id, key };
 }
 

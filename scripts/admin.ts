@@ -1,4 +1,4 @@
-// `npm run admin -- <command>`: operator CLI over the metadata store (data dir or database): organizations, API keys, credits.
+// `npm run admin -- <command>`: operator CLI over the metadata store (data dir or database): organizations, API keys (and operator keys), credits.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { existsSync } from 'node:fs';
@@ -8,8 +8,8 @@ import { loadConfig } from '../kernel/config.js';
 import { LowdbStore } from '../kernel/store/lowdb-store.js';
 import { PgStore } from '../kernel/store/postgres/pg-store.js';
 import { systemClock } from '../kernel/clock.js';
-import { createApiKey, createOrganization } from '../kernel/bootstrap.js';
-import { ROLES, type Role } from '../kernel/model.js';
+import { createApiKey, createOperatorKey, createOrganization } from '../kernel/bootstrap.js';
+import { OPERATOR_KEYS_ORG_ID, ROLES, type Role } from '../kernel/model.js';
 import { createIntegrationClient, createResourceToken } from '../kernel/access-tokens.js';
 import { acquireDataDirLock, DataDirLockedError } from '../kernel/store/data-dir-lock.js';
 import { migrateEmbeddedToPostgres, TargetNotEmptyError } from '../kernel/store/postgres/migrate-embedded.js';
@@ -22,6 +22,9 @@ PostgreSQL database QUIRE_DATABASE_URL names (servers may be running: every writ
   npm run admin -- key create --org <orgId> --role owner|admin|member [--name <label>]
   npm run admin -- key list --org <orgId>
   npm run admin -- key revoke --org <orgId> --id <keyId>
+  npm run admin -- key create --operator [--name <label>]
+      An operator key (docs/operators.md): it switches plugins on and off (/api/v1/dev/operator/...) and belongs
+      to no organization. List and revoke operator keys with --operator instead of --org.
   npm run admin -- credits grant --org <orgId> --amount <n> [--note <text>]
   npm run admin -- credits show --org <orgId>
   npm run admin -- client create --name <integration name>
@@ -49,7 +52,7 @@ async function main(): Promise<void> {
   if (group === 'migrate-to-postgres') return migrateToPostgres([command, ...rest].filter((a): a is string => a !== undefined));
   const { values } = parseArgs({
     args: rest,
-    options: { name: { type: 'string' }, credits: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' }, client: { type: 'string' }, role: { type: 'string' }, id: { type: 'string' }, amount: { type: 'string' }, note: { type: 'string' } },
+    options: { name: { type: 'string' }, credits: { type: 'string' }, plan: { type: 'string' }, org: { type: 'string' }, client: { type: 'string' }, role: { type: 'string' }, id: { type: 'string' }, operator: { type: 'boolean' }, amount: { type: 'string' }, note: { type: 'string' } },
     strict: true,
   });
   const config = loadConfig();
@@ -89,6 +92,12 @@ async function main(): Promise<void> {
         break;
       }
       case 'key create': {
+        if (values.operator) {
+          if (values.org || values.role) fail('an operator key belongs to no organization and has no role: leave out --org and --role');
+          const created = await createOperatorKey(store, systemClock, values.name ?? 'operator key');
+          out({ operator: true, id: created.id, name: values.name ?? 'operator key', key: created.key, note: 'The key is shown only now; it is stored hashed. It calls /api/v1/dev/operator/... only.' });
+          break;
+        }
         const o = await org();
         if (!ROLES.includes(values.role as Role)) fail(`--role must be one of ${ROLES.join(', ')}`);
         const created = await createApiKey(store, systemClock, o.id, values.role as Role, values.name ?? `${values.role} key`);
@@ -96,11 +105,21 @@ async function main(): Promise<void> {
         break;
       }
       case 'key list': {
+        if (values.operator) {
+          out((await store.listApiKeys(OPERATOR_KEYS_ORG_ID)).map(({ hash: _h, ...k }) => k));
+          break;
+        }
         const o = await org();
         out((await store.listApiKeys(o.id)).map(({ hash: _h, ...k }) => k));
         break;
       }
       case 'key revoke': {
+        if (values.operator) {
+          if (!values.id) fail('--id <keyId> is required');
+          if (!(await store.revokeApiKey(OPERATOR_KEYS_ORG_ID, values.id, systemClock.now().toISOString()))) fail(`no active operator key ${values.id}`);
+          out({ revoked: values.id });
+          break;
+        }
         const o = await org();
         if (!values.id) fail('--id <keyId> is required');
         if (!(await store.revokeApiKey(o.id, values.id, systemClock.now().toISOString()))) fail(`no active key ${values.id} in organization ${o.id}`);

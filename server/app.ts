@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import polka, { type Request as PolkaRequest } from 'polka';
 import { HttpError } from '../contracts/errors.js';
 import type { Quire } from './composition-root.js';
-import { authenticate } from './auth.js';
+import { authenticate, checkOperatorAccess } from './auth.js';
 import { sendProblem } from './problem.js';
 import { bodyReader } from './json-body.js';
 import { answerIdempotently, idempotencyKeyOf, tapRequestBody, type Answer } from './idempotency.js';
@@ -29,6 +29,7 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { formRoutes } from './routes/forms.js';
 import { publicFormRoutes } from './routes/public-forms.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { operatorRoutes } from './routes/operator.js';
 
 export { API_PREFIX } from './paths.js';
 
@@ -95,9 +96,10 @@ export function createServer(quire: Quire): QuireServer {
         if (shuttingDown && route.auth !== 'none') {
           throw new HttpError('SHUTTING_DOWN', 'The server is shutting down and accepts no new requests.', undefined, { 'Retry-After': '5', Connection: 'close' });
         }
-        const useKey = route.auth === 'key' || (route.auth === 'download' && !ctx.query.get('token'));
+        const useKey = route.auth === 'key' || route.auth === 'operator' || (route.auth === 'download' && !ctx.query.get('token'));
         if (useKey) {
           ctx.principal = await authenticate(req, kernel);
+          checkOperatorAccess(route, ctx.principal);
           if (limiter.enabled) {
             const d = await limiter.take(ctx.principal.subject);
             res.setHeader('RateLimit-Limit', String(d.limit));
@@ -152,6 +154,7 @@ export function createServer(quire: Quire): QuireServer {
     ...webhookEndpointRoutes(),
     ...formRoutes(),
     ...publicFormRoutes(quire.formRateLimits),
+    ...operatorRoutes(),
     ...jobRoutes(),
     ...toolRoutes(kernel),
   ];

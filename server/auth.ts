@@ -11,6 +11,8 @@ export interface Principal {
   role: Role;
   /** Rate-limit bucket and log identity: the key id. */
   subject: string;
+  /** Set for an operator key (docs/operators.md): it calls the operator routes and nothing of an organization's. */
+  operator?: { keyId: string; name: string };
 }
 
 const ROLE_RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
@@ -24,6 +26,19 @@ export function requireRole(p: Principal, minimum: Role): void {
 /** A route's pre-validation for workspace writes (templates, blocks): an admin or owner key, 403 otherwise, before the body is read. */
 export function requireWriter(ctx: { principal: Principal | null }): void {
   requireRole(ctx.principal!, 'admin');
+}
+
+/**
+ * Operator routes take operator keys only; an operator key takes the operator routes and the routes that say it may
+ * read them (the plugin listing) only, so it never reaches an organization's data. 403 FORBIDDEN otherwise.
+ */
+export function checkOperatorAccess(route: { auth: string; operatorMayCall?: boolean }, p: Principal): void {
+  if (route.auth === 'operator' && !p.operator) {
+    throw new HttpError('FORBIDDEN', 'This route takes an operator key (npm run admin -- key create --operator); the key used is an organization\'s key.');
+  }
+  if (route.auth !== 'operator' && p.operator && !route.operatorMayCall) {
+    throw new HttpError('FORBIDDEN', 'An operator key calls the /operator routes and GET /plugins only; use an organization\'s key here.');
+  }
 }
 
 export function roleAtLeast(role: Role, minimum: Role): boolean {
@@ -46,7 +61,7 @@ export async function authenticate(req: IncomingMessage, kernel: Kernel): Promis
     if (!API_KEY_PATTERN.test(apiKey)) throw new HttpError('UNAUTHENTICATED', 'The X-API-Key header is not an API key; keys start with ak_.');
     const rec = await store.findApiKeyByHash(hashApiKey(apiKey));
     if (!rec || rec.revokedAt) throw new HttpError('UNAUTHENTICATED', 'The API key is unknown or revoked.');
-    return { orgId: rec.orgId, role: rec.role, subject: `key:${rec.id}` };
+    return { orgId: rec.orgId, role: rec.role, subject: `key:${rec.id}`, ...(rec.operator ? { operator: { keyId: rec.id, name: rec.name } } : {}) };
   }
   const authz = req.headers.authorization;
   if (typeof authz === 'string' && authz) {

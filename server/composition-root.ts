@@ -45,6 +45,7 @@ import { TableFileReader } from '../services/table-file-reader.js';
 import { WebhookDispatcher } from '../services/webhook-dispatcher.js';
 import { WebhookEndpoints } from '../services/webhook-endpoints.js';
 import { FormService } from '../services/forms/form-service.js';
+import { PluginSwitch } from '../services/plugin-switch.js';
 import { BUILTIN_BASE, BUILTIN_PLUGINS } from '../plugins/builtin.js';
 import { FormRateLimits } from './forms-page/rate-limits.js';
 
@@ -69,6 +70,8 @@ export interface Services {
   webhooks: WebhookEndpoints;
   /** Interactive forms, their public page's side, and their records. */
   forms: FormService;
+  /** Operators' runtime plugin switches and their audit log (docs/operators.md). */
+  plugins: PluginSwitch;
 }
 
 /** A started Quire: the container, the kernel and the services, and how to stop them all. */
@@ -130,7 +133,8 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     opened.push(() => tables.close());
     const registry = new PluginRegistry(config, log);
     opened.push(() => registry.close());
-    await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE);
+    // Plugins operators switched off stay off: the stored switches apply before any pool starts (docs/operators.md).
+    await registry.load(BUILTIN_PLUGINS, BUILTIN_BASE, await store.listPluginOverrides());
     checkRenderTargets(registry);
     const policy = new UrlPolicy({ allowPrivateNetwork: config.allowPrivateNetwork });
     // On PostgreSQL the nodes of one database share the jobs: any node may run a job another admitted.
@@ -157,7 +161,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     c.registerSingleton(DownloadLinks);
     c.registerSingleton(JobEvents);
     c.register(TOKENS.JobEventPayloads, { useToken: JobEvents });
-    for (const part of [Metrics, JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews, WebhookEndpoints, WebhookDispatcher, FormService]) c.registerSingleton(part as new (...args: never[]) => unknown);
+    for (const part of [Metrics, JobRunner, JobService, JobWaiter, JobNotifier, Sweeper, Kernel, RenderService, ImportService, DocumentImages, DocumentService, BulkService, TemplateService, BlockService, BlockInsertion, CatalogPreviews, WebhookEndpoints, WebhookDispatcher, FormService, PluginSwitch]) c.registerSingleton(part as new (...args: never[]) => unknown);
 
     const kernel = c.resolve(Kernel);
     // Built before the first job can finish: they subscribe to the event bus when they are made.
@@ -171,7 +175,9 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
     // Organizations' webhook endpoints: deliveries queued before a restart (and retries) go out from here on.
     const dispatcher = c.resolve(WebhookDispatcher);
     dispatcher.start();
-    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService), blocks: c.resolve(BlockService), webhooks: c.resolve(WebhookEndpoints), forms: c.resolve(FormService) };
+    const plugins = c.resolve(PluginSwitch);
+    plugins.start();
+    const services: Services = { renders: c.resolve(RenderService), imports: c.resolve(ImportService), markdown, links: c.resolve(DownloadLinks), documents: c.resolve(DocumentService), bulk, tables, templates: c.resolve(TemplateService), blocks: c.resolve(BlockService), webhooks: c.resolve(WebhookEndpoints), forms: c.resolve(FormService), plugins };
     return {
       container: c,
       kernel,
@@ -184,6 +190,7 @@ export async function startQuire(config: QuireConfig, options: QuireOptions = {}
       async stop(graceMs?: number): Promise<boolean> {
         // Before the kernel closes the store: attempts under way settle (bounded); what is left stays PENDING for the next start.
         await dispatcher.stop();
+        await plugins.stop();
         const drained = await kernel.stop(graceMs);
         await markdown.close();
         await tables.close();

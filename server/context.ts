@@ -21,7 +21,8 @@ export interface RouteContext<Body = unknown> {
   body: Body;
 }
 
-export type AuthMode = 'none' | 'key' | 'download';
+/** 'operator': an operator key only (docs/operators.md); the other key modes refuse operator keys unless `operatorMayCall`. */
+export type AuthMode = 'none' | 'key' | 'download' | 'operator';
 
 /** What the OpenAPI document says about a route; written once, next to the handler. */
 export interface RouteDoc {
@@ -35,8 +36,8 @@ export interface RouteDoc {
   responses: Record<number, object | string | string[] | null>;
   /** Kept for compatibility; clients should move to the replacement the description names. */
   deprecated?: boolean;
-  /** Hidden from the document (e.g. a disabled plugin's route). */
-  hidden?: boolean;
+  /** Hidden from the document (e.g. a disabled plugin's route); a function is asked each time the document is built. */
+  hidden?: boolean | (() => boolean);
 }
 
 /**
@@ -77,5 +78,7 @@ export interface RouteDefinition<Body = unknown, Pre = unknown> {
    * resource (auth 'key'); the OpenAPI document shows the header and the 409 and 422 answers. Elsewhere the header is ignored.
    */
   idempotent?: boolean;
+  /** An operator key may call this route too (a read of nothing an organization owns, e.g. the plugin listing). */
+  operatorMayCall?: boolean;
   doc?: RouteDoc;
 }

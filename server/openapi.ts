@@ -82,7 +82,7 @@ const STATUS_TEXT: Record<number, string> = {
 export function buildOpenApi(routes: RouteDefinition[], info: { version: string; serverUrl: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    if (!r.doc || r.doc.hidden) continue;
+    if (!r.doc || (typeof r.doc.hidden === 'function' ? r.doc.hidden() : r.doc.hidden)) continue;
     const path = r.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const parameters: unknown[] = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     for (const q of r.doc.query ?? []) parameters.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: toOpenApiSchema(q.schema) });
@@ -99,6 +99,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     }
     if (r.auth !== 'none') responses['401'] = problemResponse('Missing, malformed or wrong kind of credentials');
     if (r.auth !== 'none') responses['429'] = problemResponse('Rate limit exceeded (Retry-After)');
+    if (r.auth === 'operator') responses['403'] = problemResponse('FORBIDDEN: the key is not an operator key (docs/operators.md)');
     if (r.doc.body) responses['400'] = problemResponse('The request fails its contract; `errors` lists each field');
     if (r.idempotent) {
       responses['409'] ??= problemResponse('IDEMPOTENCY_IN_FLIGHT: a request with this Idempotency-Key is still being answered (Retry-After)');
@@ -113,7 +114,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       tags: [r.doc.tag],
       ...(parameters.length ? { parameters } : {}),
       responses,
-      security: r.auth === 'none' ? [] : r.auth === 'download' ? [{ ApiKey: [] }, { BearerToken: [] }, { DownloadToken: [] }] : [{ ApiKey: [] }, { BearerToken: [] }],
+      security: r.auth === 'none' ? [] : r.auth === 'operator' ? [{ ApiKey: [] }] : r.auth === 'download' ? [{ ApiKey: [] }, { BearerToken: [] }, { DownloadToken: [] }] : [{ ApiKey: [] }, { BearerToken: [] }],
     };
     if (r.doc.body === 'multipart-file') {
       op.requestBody = {

@@ -8,22 +8,21 @@ import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
 import { API_PREFIX } from '../paths.js';
 
-export const PluginListingSchema = Type.Object({
-  items: Type.Array(
-    Type.Object({
-      id: Type.String(),
-      version: Type.String(),
-      kind: Type.String(),
-      builtin: Type.Boolean(),
-      state: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('unavailable')]),
-      reason: Type.Union([Type.String(), Type.Null()]),
-      missing: Type.Array(Type.String()),
-      actions: Type.Array(Type.Object({ name: Type.String(), route: Type.String(), target: Type.Optional(Type.String({ description: 'Output format of a render target (POST /render picks it by document.type).' })), credits: Type.Number() })),
-    }),
-  ),
+/** One plugin as the listing shows it. */
+export const PluginViewSchema = Type.Object({
+  id: Type.String(),
+  version: Type.String(),
+  kind: Type.String(),
+  builtin: Type.Boolean(),
+  state: Type.Union([Type.Literal('enabled'), Type.Literal('disabled'), Type.Literal('unavailable')]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  missing: Type.Array(Type.String()),
+  actions: Type.Array(Type.Object({ name: Type.String(), route: Type.String(), target: Type.Optional(Type.String({ description: 'Output format of a render target (POST /render picks it by document.type).' })), credits: Type.Number() })),
 });
 
-function pluginView(p: LoadedPlugin) {
+export const PluginListingSchema = Type.Object({ items: Type.Array(PluginViewSchema) });
+
+export function pluginView(p: LoadedPlugin) {
   const m = p.definition.manifest;
   return {
     id: m.id,
@@ -57,6 +56,7 @@ export function systemRoutes(routes: () => RouteDefinition[], isShuttingDown: ()
       method: 'GET',
       path: `${API_PREFIX}/plugins`,
       auth: 'key',
+      operatorMayCall: true,
       handler: async (ctx) => sendJson(ctx.res, 200, { items: [...ctx.kernel.registry.plugins.values()].map(pluginView) }),
       doc: { tag: 'System', summary: 'Installed plugins and their state (enabled, disabled, unavailable and why)', responses: { 200: PluginListingSchema } },
     },

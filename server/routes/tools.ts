@@ -52,7 +52,7 @@ export function toolRoutes(kernel: Kernel): RouteDefinition[] {
       description: `${reg.action.description ? reg.action.description + '\n\n' : ''}Creates a \`${reg.action.name}\` tools job; costs ${describeCost(reg.action.credits)}, charged on completion.`,
       body: jobRequestSchema(reg.plugin.definition.contract[reg.action.name]!.input),
       responses: { 202: ToolsJobSchema },
-      hidden: reg.plugin.state === 'disabled',
+      hidden: () => reg.plugin.state === 'disabled',
     },
   }));
 }
@@ -66,7 +66,7 @@ function importerDoc(reg: RegisteredAction): RouteDefinition['doc'] {
     description: `${reg.action.description ? reg.action.description + '\n\n' : ''}Synchronous (no job): answers 200 with the result; costs ${reg.action.credits.perRequest} credit(s), charged only on success. A file that cannot be imported answers 422 IMPORT_FAILED.`,
     body: contract.input,
     responses: { 200: contract.result },
-    hidden: reg.plugin.state === 'disabled',
+    hidden: () => reg.plugin.state === 'disabled',
   };
 }
 
