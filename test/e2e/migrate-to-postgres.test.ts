@@ -82,7 +82,7 @@ test('an embedded server makes a document with an image and renders it; the copy
   assert.is(await server.stop(), 0);
 });
 
-test('the stopped data dir also gets a form of the document and a record with an uploaded image (written through the kernel store)', async () => {
+test('the stopped data dir also gets a form of the document, a record with an uploaded image and a plugin an operator disabled (written through the kernel store)', async () => {
   // The forms API is built beside this store (issue 22); the kernel's Store and BlobStore write what its submit writes.
   const store = new LowdbStore(embeddedDir);
   await store.init();
@@ -102,6 +102,11 @@ test('the stopped data dir also gets a form of the document and a record with an
     };
     await store.createForm(before.form);
     await store.createFillout(before.record, [photo]);
+    const at = '2030-01-01T00:02:00.000Z';
+    await store.setPluginOverride(
+      { pluginId: 'pdf-split', enabled: false, reason: 'moved switched off', byKeyId: 'operator-key', at },
+      { id: randomUUID(), action: 'plugin.disable', pluginId: 'pdf-split', reason: 'moved switched off', keyId: 'operator-key', keyName: 'ops', createdAt: at },
+    );
   } finally {
     await store.close();
   }
@@ -120,8 +125,8 @@ test('the copy reports every table counted and every file checksummed, equal to 
     { organizations: 1, api_keys: 1, documents: 1, forms: 1, fillouts: 1, assets: 2, asset_users: 2, jobs: 1, idempotency_keys: 1 },
   );
   assert.equal(
-    Object.fromEntries(['webhook_endpoints', 'webhook_deliveries'].map((t) => [t, summary.tables[t].source])),
-    { webhook_endpoints: 1, webhook_deliveries: 2 },
+    Object.fromEntries(['webhook_endpoints', 'webhook_deliveries', 'plugin_overrides', 'operator_audit'].map((t) => [t, summary.tables[t].source])),
+    { webhook_endpoints: 1, webhook_deliveries: 2, plugin_overrides: 1, operator_audit: 1 },
   );
   assert.ok(summary.tables.ledger.source >= 2, 'the grant and the charge');
   const blobs = readdirSync(path.join(embeddedDir, 'blobs'));
@@ -157,6 +162,9 @@ test('a server on the database answers the same document, image, rendered PDF an
   assert.ok(endpoint.bytes.equals(before.endpoint!), endpoint.bytes.toString());
   const deliveries = await owner.get(`${API}/webhook-endpoints/${before.endpointId}/deliveries`);
   assert.equal(deliveries.body.items.map((d: { eventId: string }) => d.eventId).sort(), before.events);
+  // The plugin an operator disabled stays disabled.
+  const split = await owner.post(`${API}/tools/pdf/split`, {});
+  assert.is(split.body.code, 'PLUGIN_DISABLED');
   // Nothing of it is in the new data dir: records and bytes are in the database.
   assert.equal(readdirSync(pgDir).filter((f) => f.startsWith('quire.json') || f === 'blobs'), []);
 });

@@ -6,7 +6,7 @@ import { migrate, MIGRATIONS } from '../../kernel/store/postgres/migrations.js';
 import { PgStore } from '../../kernel/store/postgres/pg-store.js';
 import { startPostgres, type ThrowawayPostgres } from '../helpers/postgres.js';
 
-const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'fillouts', 'forms', 'idempotency_keys', 'integration_clients', 'jobs', 'ledger', 'organizations', 'quire_migrations', 'rate_buckets', 'resource_tokens', 'style_presets', 'templates', 'webhook_deliveries', 'webhook_endpoints'];
+const TABLES = ['api_keys', 'asset_users', 'assets', 'blob_chunks', 'blocks', 'bulk_jobs', 'documents', 'files', 'fillouts', 'forms', 'idempotency_keys', 'integration_clients', 'jobs', 'ledger', 'operator_audit', 'organizations', 'plugin_overrides', 'quire_migrations', 'rate_buckets', 'resource_tokens', 'style_presets', 'templates', 'webhook_deliveries', 'webhook_endpoints'];
 
 let cluster: ThrowawayPostgres;
 const pools: pg.Pool[] = [];
@@ -114,7 +114,7 @@ test('migration 0009 adds the forms and fillouts tables, whose newest-first list
   const pool = db.pool();
   await migrate(pool, MIGRATIONS.filter((m) => m.version < 9));
   await pool.query("INSERT INTO documents (id, org_id, created_at, data) VALUES ('doc-1', 'org-1', now(), '{\"id\":\"doc-1\"}')");
-  assert.equal(await migrate(pool), [9]);
+  assert.equal(await migrate(pool, MIGRATIONS.filter((m) => m.version <= 9)), [9]);
   assert.equal((await versions(pool)).slice(-1), [{ version: 9, name: '0009_forms' }]);
   const { rows } = await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename IN ('forms', 'fillouts') AND indexname NOT LIKE '%_pkey' ORDER BY indexname");
   assert.equal(rows.map((r) => r.indexname), ['fillouts_document', 'fillouts_form', 'fillouts_org_created', 'forms_document', 'forms_org_created']);
@@ -123,6 +123,24 @@ test('migration 0009 adds the forms and fillouts tables, whose newest-first list
   const plan = async (where: string) => (await pool.query(`EXPLAIN SELECT data FROM fillouts WHERE org_id = 'org-1' AND ${where} ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT 20`)).rows.map((r) => Object.values(r)[0]).join('\n');
   assert.match(await plan("form_id = 'form-7'"), 'fillouts_form');
   assert.match(await plan("document_id = 'doc-7'"), 'fillouts_document');
+});
+
+test('migration 0010 adds the plugin overrides and the operators\' audit log, which a store then reads', async () => {
+  const db = await emptyDatabase();
+  const pool = db.pool();
+  await migrate(pool, MIGRATIONS.filter((m) => m.version <= 9));
+  assert.equal(await migrate(pool), [10]);
+  assert.equal((await versions(pool)).slice(-1), [{ version: 10, name: '0010_operators' }]);
+  const store = new PgStore(db.url, 1);
+  try {
+    const override = { pluginId: 'pdf-merge', enabled: false, reason: 'maintenance', byKeyId: 'key-1', at: '2030-01-01T00:00:00.000Z' };
+    const entry = { id: 'entry-1', action: 'plugin.disable' as const, pluginId: 'pdf-merge', reason: 'maintenance', keyId: 'key-1', keyName: 'ops', createdAt: override.at };
+    await store.setPluginOverride(override, entry);
+    assert.equal(await store.listPluginOverrides(), [override]);
+    assert.equal(await store.listOperatorAudit(10), [entry]);
+  } finally {
+    await store.close();
+  }
 });
 
 test('migrating a migrated database again applies nothing and changes nothing', async () => {
