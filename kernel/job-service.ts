@@ -15,7 +15,7 @@ import { FORBIDDEN_WEBHOOK_HEADERS } from './webhook-delivery.js';
 import type { UrlPolicy } from '../sdk/url-policy.js';
 import type { Clock } from './clock.js';
 import type { Store } from './store/store.js';
-import type { PluginRegistry, RegisteredAction } from './plugin-registry.js';
+import { servingPool, type PluginRegistry, type RegisteredAction } from './plugin-registry.js';
 import type { ActionCredits } from '../sdk/plugin-api.js';
 import type { BulkJobRecord, FileRecord, JobRecord, WebhookConfig } from './model.js';
 import type { TObject, TSchema } from '@sinclair/typebox';
@@ -226,7 +226,7 @@ export class JobService {
       else added.set(id, { reg, count: 1, what: spec.what });
     }
     for (const [id, { reg, count, what }] of added) {
-      const pool = reg.plugin.pool!;
+      const pool = servingPool(reg);
       if (this.runner.backlog(id) + count > pool.limits.maxBacklog) {
         const retryAfter = Math.max(1, Math.ceil(pool.limits.timeoutMs / 1000 / 4));
         const detail = count === 1 ? `${what} has ${pool.limits.maxBacklog} unfinished jobs, its limit` : `${what} would add ${count} jobs to the ${this.runner.backlog(id)} unfinished ones of its plugin; ${pool.limits.maxBacklog} is the limit`;

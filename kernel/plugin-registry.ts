@@ -8,7 +8,7 @@ import { ajv, compileSchema, formatAjvErrors } from '../contracts/schema.js';
 import { KERNEL_VERSION, type ActionDeclaration, type PluginDefinition, type PluginServices, type PoolLimits } from '../sdk/plugin-api.js';
 import { PluginPool } from './plugin-pool.js';
 import type { QuireConfig } from './config.js';
-import { KERNEL_JOB_ERRORS } from '../contracts/errors.js';
+import { HttpError, KERNEL_JOB_ERRORS } from '../contracts/errors.js';
 import { PluginManifestSchema } from '../contracts/plugin-manifest.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import type { PluginOverride } from './model.js';
@@ -360,6 +360,18 @@ export class PluginRegistry {
     await Promise.all(this.#closing);
     await Promise.all([...this.plugins.values()].map((p) => p.services?.close().catch((err: Error) => this.log?.warn({ plugin: p.definition.manifest.id, err }, 'closing plugin services failed'))));
   }
+}
+
+/**
+ * The pool of a plugin that serves. A request that found the plugin enabled may reach this after an operator disabled
+ * it (its pool is gone): it answers as a request arriving then would, 404 PLUGIN_DISABLED.
+ */
+export function servingPool(reg: RegisteredAction): PluginPool {
+  const { plugin } = reg;
+  if (plugin.pool) return plugin.pool;
+  const id = plugin.definition.manifest.id;
+  if (plugin.state === 'unavailable') throw new HttpError('PLUGIN_UNAVAILABLE', `Plugin ${id} is ${plugin.reason}.`, undefined, { 'Retry-After': '3600' });
+  throw new HttpError('PLUGIN_DISABLED', `Plugin ${id} was disabled by the operator.`);
 }
 
 function resolveExternal(spec: string, configDir: string): string {

@@ -17,7 +17,7 @@ import type { Clock } from '../kernel/clock.js';
 import type { Store } from '../kernel/store/store.js';
 import type { BlobStore } from '../kernel/store/blob-store.js';
 import type { Logger } from '../kernel/logger.js';
-import type { RegisteredAction } from '../kernel/plugin-registry.js';
+import { servingPool, type RegisteredAction } from '../kernel/plugin-registry.js';
 import type { FileRecord } from '../kernel/model.js';
 
 /**
@@ -43,7 +43,7 @@ export class ImportService {
   /** `params` match the action's input contract (the caller checked them); `endpoint` names what the caller serves, for the answers that name it. */
   async run(orgId: string, reg: RegisteredAction, params: Record<string, unknown>, endpoint: string): Promise<Record<string, unknown>> {
     const { action, plugin } = reg;
-    const pool = plugin.pool!;
+    const pool = servingPool(reg);
     const records = await this.jobs.resolveInputFiles(orgId, action, params, endpoint);
 
     const pluginId = plugin.definition.manifest.id;
@@ -67,9 +67,11 @@ export class ImportService {
         }
         files.push({ field: ref.field, fileId: rec.id, filename: rec.filename, mimeType: rec.mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
       }
+      // Taken again with nothing awaited before the run: an operator may have disabled the plugin meanwhile.
+      const live = servingPool(reg);
       let output: WorkerOutput;
       try {
-        output = await pool.run(action.export, { params, files, settings: plugin.settings });
+        output = await live.run(action.export, { params, files, settings: plugin.settings });
       } catch (err) {
         const e = err instanceof JobError ? err : new JobError('UNEXPECTED', (err as Error).message);
         const code = e.code in plugin.definition.manifest.errors || ['DEADLINE_EXCEEDED', 'WORKER_CRASHED'].includes(e.code) ? e.code : 'UNEXPECTED';
