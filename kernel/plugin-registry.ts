@@ -51,7 +51,7 @@ export class PluginRegistry {
   readonly #routes = new Map<string, RegisteredAction>();
   readonly #targets = new Map<string, RegisteredAction>();
   readonly #actions = new Map<string, RegisteredAction>();
-  /** One switch of a plugin at a time: a disable still closing its pool is finished before an enable starts one. */
+  /** One switch of a plugin at a time: an enable still starting its pool is finished before a disable closes it. */
   readonly #switching = new KeyedMutex();
   /** Pools of plugins disabled at runtime, closing once the jobs on their threads finish. */
   readonly #closing = new Set<Promise<void>>();
@@ -291,8 +291,8 @@ export class PluginRegistry {
         const { pool, services } = p;
         this.#markDisabled(p, o);
         // State first, then the pool: the runner checks the state right before it hands a job to the pool, so a job is
-        // either on a thread before the close (and finishes) or fails PLUGIN_DISABLED.
-        // The answer does not wait for the close: the jobs on the threads may take up to their deadline.
+        // either on a thread before the close (and finishes) or fails PLUGIN_DISABLED. The switch does not wait for
+        // the close: the jobs on the threads may take up to their deadline.
         p.pool = null;
         p.services = null;
         const closing = (async () => {
