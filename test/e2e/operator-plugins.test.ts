@@ -2,7 +2,7 @@
 // takes effect at once (404 PLUGIN_DISABLED, the OpenAPI document), is audited, and survives a restart.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { admin, cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { fixturePlugin } from '../helpers/fixture-plugins.js';
 import { BUILTIN_PLUGINS } from '../../plugins/builtin.js';
@@ -190,6 +190,22 @@ test('a switch survives a restart: the stored override applies before the server
   assert.is((await ops.get(`${OPERATOR}/plugins/queue-gate`)).body.state, 'disabled');
   assert.is((await ops.post(`${OPERATOR}/plugins/pdf-merge/enable`, {})).status, 200);
   await mergeAndCheck(owner);
+});
+
+test('the admin CLI lists operator keys (never their hash) and revokes one, which then gets 401', async () => {
+  assert.is(await server.stop(), 0);
+  const listed = await admin(dataDir, ['key', 'list', '--operator']);
+  assert.is(listed.code, 0, listed.stderr);
+  assert.equal(listed.json.map((k: Record<string, unknown>) => [k.id, k.name, k.operator, 'hash' in k]), [[operatorKey.id, 'Ops on call', true, false]]);
+  const mixed = await admin(dataDir, ['key', 'create', '--operator', '--role', 'owner']);
+  assert.is(mixed.code, 2);
+  assert.match(mixed.stderr, 'no role');
+  const revoked = await admin(dataDir, ['key', 'revoke', '--operator', '--id', operatorKey.id]);
+  assert.is(revoked.code, 0, revoked.stderr);
+  server = await startServer({ dataDir, config });
+  const r = await new ApiClient(server.baseUrl, operatorKey.key).get(`${OPERATOR}/plugins`);
+  assert.is(r.status, 401);
+  assert.is(r.body.code, 'UNAUTHENTICATED');
 });
 
 test.run();
