@@ -318,7 +318,8 @@ export class PluginRegistry {
 
   #markDisabled(p: LoadedPlugin, o: PluginOverride): void {
     p.state = 'disabled';
-    p.reason = `disabled by an operator (key ${o.byKeyId}) at ${o.at}${o.reason ? `: ${o.reason}` : ''}`;
+    // Every API client reads this in GET /plugins: it names no key (the operator routes show which one, `override`).
+    p.reason = `disabled by an operator at ${o.at}${o.reason ? `: ${o.reason}` : ''}`;
   }
 
   /** Why an enabled plugin may still answer 503: optional components it lacks. */

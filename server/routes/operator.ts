@@ -57,8 +57,12 @@ const AuditEntrySchema = Type.Object({
 function operatorPluginView(kernel: Kernel, p: LoadedPlugin): Static<typeof OperatorPluginSchema> {
   const id = p.definition.manifest.id;
   const { override } = p;
+  const view = pluginView(p);
+  // Operators see which key disabled it; the public listing's reason does not name keys.
+  const byOperator = p.state === 'disabled' && !p.configDisabled && override && !override.enabled;
   return {
-    ...pluginView(p),
+    ...view,
+    reason: byOperator ? `disabled by operator key ${override.byKeyId} at ${override.at}${override.reason ? `: ${override.reason}` : ''}` : view.reason,
     description: p.definition.manifest.description,
     configDisabled: p.configDisabled,
     override: override && { enabled: override.enabled, reason: override.reason, byKeyId: override.byKeyId, at: override.at },

@@ -106,7 +106,10 @@ test('disabling pdf-merge answers 404 PLUGIN_DISABLED on its route at once and t
   assert.is(r.body.pool, null);
   assertDisabled(await owner.post(MERGE, { fileIds: [] }), 'pdf-merge');
   assert.not.ok((await openApiPaths()).includes(MERGE));
-  assert.is((await owner.get(`${API}/plugins`)).body.items.find((p: { id: string }) => p.id === 'pdf-merge').state, 'disabled');
+  const listed = (await owner.get(`${API}/plugins`)).body.items.find((p: { id: string }) => p.id === 'pdf-merge');
+  assert.is(listed.state, 'disabled');
+  assert.match(listed.reason, 'disabled by an operator at');
+  assert.not.match(listed.reason, operatorKey.id, 'the public listing names no key');
   // Idempotent: disabling again changes nothing and stores nothing (the audit test counts the entries).
   const again = await ops.post(`${OPERATOR}/plugins/pdf-merge/disable`, {});
   assert.is(again.status, 200);
