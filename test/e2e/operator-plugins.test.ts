@@ -55,6 +55,11 @@ test('the operator routes take an operator key only: an owner key gets 403 FORBI
     assert.is(r.body.code, 'FORBIDDEN');
   }
   assert.is((await ops.withKey(null).get(`${OPERATOR}/plugins`)).status, 401);
+  // Documented under the Operator tag, with the API key (never a bearer token) as their only credential.
+  const doc = (await ops.withKey(null).get(`${API}/openapi.json`)).body;
+  const documented = Object.entries<Record<string, { tags: string[]; security: unknown }>>(doc.paths).filter(([path]) => path.startsWith(OPERATOR)).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => [`${m.toUpperCase()} ${path}`, op.tags, op.security]));
+  assert.equal(documented.map(([what]) => what).sort(), ['GET /api/v1/dev/operator/audit', 'GET /api/v1/dev/operator/plugins', 'GET /api/v1/dev/operator/plugins/{pluginId}', 'POST /api/v1/dev/operator/plugins/{pluginId}/disable', 'POST /api/v1/dev/operator/plugins/{pluginId}/enable']);
+  for (const [what, tags, security] of documented) assert.equal([tags, security], [['Operator'], [{ ApiKey: [] }]], String(what));
   assert.is((await ops.get(`${OPERATOR}/plugins`)).status, 200);
 });
 
