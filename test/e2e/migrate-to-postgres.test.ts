@@ -72,7 +72,16 @@ test('an embedded server makes a document with an image and renders it; the copy
   before.document = (await owner.get(`${DOCS}/${before.documentId}`)).bytes;
   before.credits = (await owner.get(`${API}/credits`)).bytes;
   assert.is((await owner.post(`${API}/webhook-endpoints/${before.endpointId}/test`, {})).status, 202);
+  // Read once both deliveries were attempted: the first failure marks the endpoint failing, and a later read would see it.
+  const end = Date.now() + 20_000;
+  for (;;) {
+    const items = (await owner.get(`${API}/webhook-endpoints/${before.endpointId}/deliveries`)).body.items as Array<{ attempts: number }>;
+    if (items.length === 2 && items.every((d) => d.attempts >= 1)) break;
+    assert.ok(Date.now() < end, `the deliveries were not attempted: ${JSON.stringify(items)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   before.endpoint = (await owner.get(`${API}/webhook-endpoints/${before.endpointId}`)).bytes;
+  assert.match(before.endpoint.toString(), /"failingSince":"/);
   before.events = (await owner.get(`${API}/webhook-endpoints/${before.endpointId}/deliveries`)).body.items.map((d: { eventId: string }) => d.eventId).sort();
   assert.is(before.events!.length, 2);
 
