@@ -90,6 +90,8 @@ if (missing.length) {
 // 3. Build.
 say('building (tsc)');
 run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
+say('building the web console (vite → dist/console)');
+run('npm', ['run', '--silent', 'build:console']);
 say('building the plugin SDK package (dist/sdk-package)');
 run(process.execPath, ['scripts/build-sdk.mjs']);
 say(`ready: npm start (server on :8080), npm test; tsc ${execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--version']).toString().trim()}`);

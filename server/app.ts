@@ -17,6 +17,7 @@ import { toolRoutes } from './routes/tools.js';
 import { systemRoutes } from './routes/system.js';
 import { accountRoutes } from './routes/account.js';
 import { docsRoutes } from './routes/docs.js';
+import { consoleRoutes } from './routes/console.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { renderRoutes } from './routes/render.js';
 import { markdownRoutes } from './routes/markdown.js';
@@ -139,6 +140,7 @@ export function createServer(quire: Quire): QuireServer {
     ...systemRoutes(() => routes, () => shuttingDown),
     ...metricsRoutes(metrics, quire.config.metricsToken),
     ...docsRoutes(),
+    ...consoleRoutes(),
     ...accountRoutes(),
     ...oauthRoutes(),
     ...fileRoutes(),

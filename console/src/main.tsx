@@ -1,0 +1,71 @@
+// The console's shell: sign-in, the header (credits, pages, sign-out) and the page the path names (/console/editor, /console/plugins).
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { call, storedKey, storeKey, whoIs, type Role } from './api.js';
+import { SignIn } from './sign-in.js';
+import { Editor } from './editor.js';
+import { Plugins } from './plugins.js';
+import './console.css';
+
+const BASE = '/console';
+
+function currentPage(): string {
+  return location.pathname.slice(BASE.length).replace(/^\/+|\/+$/g, '');
+}
+
+function go(page: string): void {
+  history.pushState(null, '', `${BASE}/${page}`);
+  dispatchEvent(new PopStateEvent('popstate'));
+}
+
+function Credits({ apiKey, refresh }: { apiKey: string; refresh: number }) {
+  const [available, setAvailable] = useState<number | null>(null);
+  useEffect(() => {
+    void call(apiKey, 'GET', '/credits?limit=1').then((a) => a.status === 200 && setAvailable(a.body.available));
+  }, [apiKey, refresh]);
+  return available === null ? null : <span id="credits" class="credits">{available} credits</span>;
+}
+
+function App() {
+  const [session, setSession] = useState<{ key: string; role: Role } | null>(null);
+  const [checking, setChecking] = useState(storedKey() !== null);
+  const [page, setPage] = useState(currentPage());
+  const [spent, setSpent] = useState(0);
+
+  useEffect(() => {
+    const onPop = () => setPage(currentPage());
+    addEventListener('popstate', onPop);
+    const key = storedKey();
+    // A reload keeps the tab's key; a key revoked meanwhile sends the person back to sign-in.
+    if (key) void whoIs(key).then((who) => (setChecking(false), 'role' in who ? setSession({ key, role: who.role }) : storeKey(null)));
+    return () => removeEventListener('popstate', onPop);
+  }, []);
+
+  if (checking) return <p class="loading">Checking the key…</p>;
+  if (!session) return <SignIn onSignedIn={(key, role) => (storeKey(key), setSession({ key, role }), go(role === 'operator' ? 'plugins' : 'editor'))} />;
+
+  const pages = session.role === 'operator' ? ['plugins'] : ['editor'];
+  const shown = pages.includes(page) ? page : pages[0]!;
+  return (
+    <>
+      <header class="bar">
+        <strong>Quire console</strong>
+        <nav>
+          {pages.map((p) => (
+            <a href={`${BASE}/${p}`} aria-current={p === shown ? 'page' : undefined} onClick={(e) => (e.preventDefault(), go(p))}>
+              {p === 'editor' ? 'Editor' : 'Plugins'}
+            </a>
+          ))}
+        </nav>
+        <span class="spacer" />
+        {session.role === 'org' ? <Credits apiKey={session.key} refresh={spent} /> : <span class="credits">Operator key</span>}
+        <button id="sign-out" type="button" onClick={() => (storeKey(null), setSession(null), go(''))}>
+          Sign out
+        </button>
+      </header>
+      <main>{shown === 'plugins' ? <Plugins apiKey={session.key} /> : <Editor apiKey={session.key} onSpent={() => setSpent((n) => n + 1)} />}</main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

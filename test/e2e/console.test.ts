@@ -1,0 +1,214 @@
+// The web console at /console: its files over HTTP (CSP, content types, caching), then in real headless Chromium a person
+// signs in (a wrong key refused), types Markdown and sees the page-1 preview change, sees an error at its line and column,
+// saves a document the API then has, and an operator switches pdf-merge off and on (its route answers 404 PLUGIN_DISABLED between).
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'puppeteer-core';
+import { cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { ApiClient } from '../helpers/api-client.js';
+import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { assertDisabled, createOperatorKey, mergeAndCheck, MERGE, OPERATOR } from '../helpers/operator-api.js';
+
+const API = '/api/v1/dev';
+const dataDir = tempDir('quire-console-');
+
+let server: RunningServer;
+let browser: TestBrowser;
+let owner: ApiClient;
+let ops: ApiClient;
+let operatorKey: { id: string; key: string };
+
+test.before(async () => {
+  operatorKey = await createOperatorKey(dataDir, 'Console operator');
+  [server, browser] = await Promise.all([startServer({ dataDir }), launchBrowser()]);
+  owner = new ApiClient(server.baseUrl, OWNER_KEY);
+  ops = new ApiClient(server.baseUrl, operatorKey.key);
+});
+
+test.after(async () => {
+  await browser?.close();
+  await server?.stop();
+  cleanup(dataDir);
+});
+
+/** Width and height from a PNG's IHDR chunk, after checking the signature (read here, not by the renderer's code). */
+function pngSize(bytes: Buffer): { width: number; height: number } {
+  assert.equal([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG signature');
+  assert.is(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/**
+ * The PNG the preview shows: the bytes of its render job through the API (the page's CSP keeps even its own blob: URL
+ * out of fetch), checked to be the image the page decoded (same size as the <img> it shows).
+ */
+async function previewBytes(page: Page, jobId: string): Promise<Buffer> {
+  const r = await owner.get(`${API}/render/${jobId}/download`);
+  assert.is(r.status, 200);
+  assert.is(r.headers.get('content-type'), 'image/png');
+  await page.waitForFunction(() => (document.querySelector('#preview') as HTMLImageElement | null)?.complete, { timeout: 10_000 });
+  const shown = await page.$eval('#preview', (img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight]);
+  const size = pngSize(r.bytes);
+  assert.equal(shown, [size.width, size.height], 'the page shows that PNG');
+  return r.bytes;
+}
+
+/** The render job behind the preview, once it is another than `before`. */
+async function previewAfter(page: Page, before: string | null): Promise<string> {
+  await page.waitForFunction((b) => {
+    const img = document.querySelector('#preview');
+    return img !== null && img.getAttribute('data-job-id') !== b;
+  }, { timeout: 20_000 }, before).catch(async (err) => {
+    throw new Error(`${err.message}; the preview says: ${await page.$eval('#preview-status', (e) => e.textContent).catch(() => 'nothing')}`);
+  });
+  return page.$eval('#preview', (img) => img.getAttribute('data-job-id')!);
+}
+
+/** Replaces the editor's text as a paste would (one input event). */
+async function replaceText(page: Page, text: string): Promise<void> {
+  await page.$eval('#markdown', (el, value) => {
+    const area = el as HTMLTextAreaElement;
+    area.value = value;
+    area.dispatchEvent(new Event('input', { bubbles: true }));
+  }, text);
+}
+
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.waitForSelector('#api-key');
+  await page.$eval('#api-key', (el) => ((el as HTMLInputElement).value = ''));
+  await page.type('#api-key', key);
+  await page.click('#sign-in');
+}
+
+test('serves index.html with a strict CSP at /console and its app paths, and hashed assets with their type and a year of caching', async () => {
+  const index = await owner.withKey(null).get('/console');
+  assert.is(index.status, 200);
+  assert.is(index.headers.get('content-type'), 'text/html; charset=utf-8');
+  const csp = index.headers.get('content-security-policy')!;
+  assert.match(csp, "script-src 'self'");
+  assert.match(csp, "default-src 'none'");
+  assert.not.match(csp, 'unsafe-inline');
+  const html = index.bytes.toString();
+  assert.not.match(html, /<script(?![^>]*\ssrc=)[^>]*>/, 'no inline script');
+  const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+  const style = /href="(\/console\/assets\/[^"]+\.css)"/.exec(html)?.[1];
+  assert.ok(script && style, html);
+
+  const js = await owner.withKey(null).get(script!);
+  assert.is(js.status, 200);
+  assert.is(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
+  assert.is(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  assert.is(Number(js.headers.get('content-length')), js.bytes.length);
+  assert.is((await owner.withKey(null).get(style!)).headers.get('content-type'), 'text/css; charset=utf-8');
+
+  // The app's own paths get the same page (a reload on /console/editor), not a 404.
+  const deep = await owner.withKey(null).get('/console/plugins');
+  assert.is(deep.status, 200);
+  assert.equal(deep.bytes, index.bytes);
+  for (const missing of ['/console/assets/nothing-here.js', '/console/assets/..%2f..%2fpackage.json', '/console/assets/index.html']) {
+    const r = await owner.withKey(null).get(missing);
+    assert.is(r.status, 404, missing);
+    assert.is(r.body.code, 'NOT_FOUND');
+  }
+});
+
+test('a wrong key is refused with the API\'s 401 and nothing is kept', async () => {
+  const page = await browser.page(server.baseUrl);
+  await page.goto(`${server.baseUrl}/console`);
+  await signIn(page, 'ak_NotAKeyOfThisServer0123456789abcdefghijklmnopqrstu');
+  await page.waitForSelector('#sign-in-error');
+  const message = await page.$eval('#sign-in-error', (e) => e.textContent!);
+  assert.match(message, 'not accepted');
+  assert.match(message, 'UNAUTHENTICATED');
+  assert.equal(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie]), [0, 0, '']);
+  await page.close();
+});
+
+test('the owner signs in, types Markdown and the preview changes, sees an error at its line and column, saves a document and signs out', async () => {
+  const page = await browser.page(server.baseUrl);
+  await page.goto(`${server.baseUrl}/console`);
+  await signIn(page, OWNER_KEY);
+  await page.waitForSelector('#markdown');
+  assert.is(new URL(page.url()).pathname, '/console/editor');
+  // The key is in this tab's session storage only.
+  assert.equal(await page.evaluate(() => [sessionStorage.getItem('quire.apiKey'), localStorage.length, document.cookie]), [OWNER_KEY, 0, '']);
+  await page.waitForSelector('#credits');
+  assert.match(await page.$eval('#credits', (e) => e.textContent!), /^\d+ credits$/);
+  // Operators' pages are not offered to an organization's key.
+  assert.is(await page.$('a[href="/console/plugins"]'), null);
+
+  const firstJob = await previewAfter(page, null);
+  const first = await previewBytes(page, firstJob);
+  const size = pngSize(first);
+  assert.ok(size.width > 700 && size.width < 900 && size.height > size.width, JSON.stringify(size));
+
+  // Typing at the end: a render after the typing stops, a new page image. (Every prefix of the typed words shows on the
+  // page, so even a render of half of them on a slow machine is a different image.)
+  await page.click('#markdown');
+  await page.$eval('#markdown', (el) => (el as HTMLTextAreaElement).setSelectionRange(1e6, 1e6));
+  await page.keyboard.type('Typed in the browser.');
+  const secondJob = await previewAfter(page, firstJob);
+  const second = await previewBytes(page, secondJob);
+  assert.is.not(secondJob, firstJob);
+  assert.not.equal(second, first, 'the page image changed');
+  assert.equal(pngSize(second), size);
+  assert.match(await page.$eval('#preview-status', (e) => e.textContent!), /Page 1 rendered in \d+ ms/);
+
+  // An unknown directive on line 3: shown at 3:1, the line number marked, the preview left as it was.
+  const text = await page.$eval('#markdown', (e) => (e as HTMLTextAreaElement).value);
+  await replaceText(page, '# Broken\n\n::frobnicate{x=1}\n');
+  await page.waitForSelector('#errors li');
+  const error = await page.$eval('#errors li', (e) => e.textContent!);
+  assert.match(error, /^3:1 .*frobnicate.*\(INVALID_DIRECTIVE\)$/);
+  assert.equal(await page.$$eval('.gutter .bad', (els) => els.map((e) => e.textContent)), ['3']);
+  assert.is(await page.$eval('#preview', (img) => img.getAttribute('data-job-id')), secondJob);
+
+  await replaceText(page, text);
+  await page.waitForFunction(() => !document.querySelector('#errors'));
+  await page.click('#save');
+  await page.waitForSelector('#saved-id');
+  const id = await page.$eval('#saved-id', (e) => e.textContent!);
+  assert.match(id, /^[0-9a-f-]{36}$/);
+  const doc = await owner.get(`${API}/documents/${id}`);
+  assert.is(doc.status, 200);
+  assert.is(doc.body.id, id);
+  const markdown = await owner.get(`${API}/documents/${id}/markdown`);
+  assert.is(markdown.status, 200);
+  assert.match(markdown.bytes.toString(), 'Typed in the browser.');
+
+  await page.click('#sign-out');
+  await page.waitForSelector('#api-key');
+  assert.is(await page.evaluate(() => sessionStorage.getItem('quire.apiKey')), null);
+  await page.close();
+});
+
+test('an operator key sees the Plugins page and switches pdf-merge off (404 PLUGIN_DISABLED) and on again, audited with the reasons', async () => {
+  const page = await browser.page(server.baseUrl);
+  await page.goto(`${server.baseUrl}/console/plugins`);
+  await signIn(page, operatorKey.key);
+  const row = '#plugin-pdf-merge';
+  await page.waitForSelector(`${row}[data-state="enabled"]`);
+  assert.is(await page.$('#markdown'), null, 'an operator key has no editor (its key renders nothing)');
+
+  await page.type(`${row} .reason-input`, 'merge misbehaves');
+  await page.click(`${row} .flip`);
+  await page.waitForSelector(`${row}[data-state="disabled"]`);
+  assert.match(await page.$eval(`${row} .reason`, (e) => e.textContent!), `disabled by operator key ${operatorKey.id}`);
+  assert.match(await page.$eval(`${row} .reason`, (e) => e.textContent!), 'merge misbehaves');
+  assertDisabled(await owner.post(MERGE, { fileIds: [crypto.randomUUID(), crypto.randomUUID()] }), 'pdf-merge');
+
+  await page.type(`${row} .reason-input`, 'fixed');
+  await page.click(`${row} .flip`);
+  await page.waitForSelector(`${row}[data-state="enabled"]`);
+  await mergeAndCheck(owner);
+
+  const audit = await ops.get(`${OPERATOR}/audit`);
+  assert.is(audit.status, 200);
+  assert.equal(audit.body.items.slice(0, 2).map((e: any) => [e.action, e.pluginId, e.reason, e.keyId]), [
+    ['plugin.enable', 'pdf-merge', 'fixed', operatorKey.id],
+    ['plugin.disable', 'pdf-merge', 'merge misbehaves', operatorKey.id],
+  ]);
+  await page.close();
+});
+
+test.run();
