@@ -8,6 +8,7 @@ import { cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '..
 import { ApiClient } from '../helpers/api-client.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { assertDisabled, createOperatorKey, mergeAndCheck, MERGE, OPERATOR } from '../helpers/operator-api.js';
+import { replaceText, signIn } from '../helpers/console-page.js';
 
 const API = '/api/v1/dev';
 const dataDir = tempDir('quire-console-');
@@ -62,22 +63,6 @@ async function previewAfter(page: Page, before: string | null): Promise<string> 
     throw new Error(`${err.message}; the preview says: ${await page.$eval('#preview-status', (e) => e.textContent).catch(() => 'nothing')}`);
   });
   return page.$eval('#preview', (img) => img.getAttribute('data-job-id')!);
-}
-
-/** Replaces the editor's text as a paste would (one input event). */
-async function replaceText(page: Page, text: string): Promise<void> {
-  await page.$eval('#markdown', (el, value) => {
-    const area = el as HTMLTextAreaElement;
-    area.value = value;
-    area.dispatchEvent(new Event('input', { bubbles: true }));
-  }, text);
-}
-
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.waitForSelector('#api-key');
-  await page.$eval('#api-key', (el) => ((el as HTMLInputElement).value = ''));
-  await page.type('#api-key', key);
-  await page.click('#sign-in');
 }
 
 test('serves index.html with a strict CSP at /console and its app paths, and hashed assets with their type and a year of caching', async () => {
