@@ -4,7 +4,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'puppeteer-core';
-import { cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { cleanup, OWNER_KEY, ROOT, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { assertDisabled, createOperatorKey, mergeAndCheck, MERGE, OPERATOR } from '../helpers/operator-api.js';
@@ -94,6 +97,29 @@ test('serves index.html with a strict CSP at /console and its app paths, and has
     const r = await owner.withKey(null).get(missing);
     assert.is(r.status, 404, missing);
     assert.is(r.body.code, 'NOT_FOUND');
+  }
+});
+
+test('without a built console /console answers 503 with a page saying to run npm run build', async () => {
+  // A checkout whose dist/ has everything but the console: the rest of the tree linked, dist/ copied without console/.
+  const checkout = mkdtempSync(path.join(tmpdir(), 'quire-no-console-'));
+  for (const name of readdirSync(ROOT)) if (!['dist', '.git', 'data'].includes(name)) symlinkSync(path.join(ROOT, name), path.join(checkout, name));
+  const built = path.join(ROOT, 'dist');
+  cpSync(built, path.join(checkout, 'dist'), { recursive: true, filter: (src) => path.relative(built, src).split(path.sep)[0] !== 'console' });
+  const bare = await startServer({ main: path.join(checkout, 'dist/server/main.js') });
+  try {
+    const page = await fetch(`${bare.baseUrl}/console/editor`);
+    assert.is(page.status, 503);
+    assert.is(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    assert.is(page.headers.get('cache-control'), 'no-store');
+    assert.match(await page.text(), 'Run <code>npm run build</code>');
+    assert.is((await fetch(`${bare.baseUrl}/console/assets/index.js`)).status, 404);
+    // The API itself runs as ever.
+    assert.is((await fetch(`${bare.baseUrl}/healthz`)).status, 200);
+  } finally {
+    await bare.stop();
+    cleanup(bare.dataDir);
+    rmSync(checkout, { recursive: true, force: true });
   }
 });
 

@@ -33,6 +33,8 @@ export interface ServerOptions {
   dataDir?: string;
   /** The server leads a process group of its own (as under a process manager), so that a test can signal the group. */
   detached?: boolean;
+  /** The compiled server to run (a copy of dist/ elsewhere); default dist/server/main.js of this checkout. */
+  main?: string;
 }
 
 export interface RunningServer {
@@ -159,7 +161,7 @@ async function spawnServer(opts: ServerOptions): Promise<{ proc: ChildProcess; d
     writeFileSync(configPath, JSON.stringify(opts.config));
   }
   // As npm start runs it: the script preloads jemalloc when installed, then execs node (same pid).
-  const [cmd, args] = nodeWithAllocator([MAIN]);
+  const [cmd, args] = nodeWithAllocator([opts.main ?? MAIN]);
   const proc = spawn(cmd, args, { env: baseEnv(dataDir, env, configPath), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
   track(proc);
   let out = '';
