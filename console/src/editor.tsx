@@ -124,7 +124,7 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
         <IssueList id="errors" issues={errors} kind="error" />
         <IssueList id="warnings" issues={warnings} kind="warning" />
       </section>
-      <section class="preview" aria-label="Preview of page 1">
+      <section class="preview" aria-label="Preview of page 1" tabIndex={0}>
         <p id="preview-status" class="status" aria-live="polite">
           {status}
         </p>

@@ -12,6 +12,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { assertDisabled, createOperatorKey, mergeAndCheck, MERGE, OPERATOR } from '../helpers/operator-api.js';
 import { replaceText, signIn } from '../helpers/console-page.js';
+import { axeViolations } from '../helpers/axe.js';
 
 const API = '/api/v1/dev';
 const dataDir = tempDir('quire-console-');
@@ -132,6 +133,7 @@ test('a wrong key is refused with the API\'s 401 and nothing is kept', async () 
   assert.match(message, 'not accepted');
   assert.match(message, 'UNAUTHENTICATED');
   assert.equal(await page.evaluate(() => [sessionStorage.length, localStorage.length, document.cookie]), [0, 0, '']);
+  assert.equal(await axeViolations(page), [], 'the sign-in page with its error meets WCAG 2.1 AA (axe-core)');
   await page.close();
 });
 
@@ -172,6 +174,7 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
   const error = await page.$eval('#errors li', (e) => e.textContent!);
   assert.match(error, /^3:1 .*frobnicate.*\(INVALID_DIRECTIVE\)$/);
   assert.equal(await page.$$eval('.gutter .bad', (els) => els.map((e) => e.textContent)), ['3']);
+  assert.equal(await axeViolations(page), [], 'the editor with its preview and an error meets WCAG 2.1 AA (axe-core)');
   assert.is(await page.$eval('#preview', (img) => img.getAttribute('data-job-id')), secondJob);
 
   await replaceText(page, text);
@@ -204,6 +207,7 @@ test('an operator key sees the Plugins page and switches pdf-merge off (404 PLUG
   await page.type(`${row} .reason-input`, 'merge misbehaves');
   await page.click(`${row} .flip`);
   await page.waitForSelector(`${row}[data-state="disabled"]`);
+  assert.equal(await axeViolations(page), [], 'the Plugins page meets WCAG 2.1 AA (axe-core)');
   assert.match(await page.$eval(`${row} .reason`, (e) => e.textContent!), `disabled by operator key ${operatorKey.id}`);
   assert.match(await page.$eval(`${row} .reason`, (e) => e.textContent!), 'merge misbehaves');
   assertDisabled(await owner.post(MERGE, { fileIds: [crypto.randomUUID(), crypto.randomUUID()] }), 'pdf-merge');

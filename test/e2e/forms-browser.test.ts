@@ -4,8 +4,7 @@
 // violation on the form and its error state; the keyboard reaches every input and the send button.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
@@ -16,11 +15,9 @@ import { pdftotextLayout } from '../helpers/poppler.js';
 import { createForm, everyKindDocument } from '../helpers/public-form.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { chooseImage, fillEveryKind, IDS, typeOver } from '../helpers/form-filling.js';
+import { axeViolations } from '../helpers/axe.js';
 
 type Json = Record<string, any>;
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WCAG = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 let server: RunningServer;
 let api: ApiClient;
@@ -42,14 +39,6 @@ test.after(async () => {
   if (server) cleanup(server.dataDir);
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** axe-core's violations of WCAG 2.1 A and AA on the page as it is now (injected through DevTools: the CSP allows no inline script). */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const result = (await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(WCAG)} } })`)) as { violations: Array<{ id: string; nodes: Array<{ target: string[] }> }>; passes: Array<{ id: string }> };
-  assert.ok(result.passes.some((p) => p.id === 'color-contrast') && result.passes.some((p) => p.id === 'label'), 'axe checked contrast and labels');
-  return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 const value = (page: Page, selector: string) => page.$eval(selector, (e) => (e as HTMLInputElement).value);
 
