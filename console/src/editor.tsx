@@ -34,8 +34,35 @@ function IssueList({ id, issues, kind }: { id: string; issues: Issue[]; kind: 'e
   );
 }
 
+/** The style preset picker: the built-in catalog and the organization's own (GET /styles); '' is none. */
+function StylePicker({ apiKey, value, onChange }: { apiKey: string; value: string; onChange: (id: string) => void }) {
+  const [styles, setStyles] = useState<Array<{ id: string; name: string; source: string }>>([]);
+  useEffect(() => void call(apiKey, 'GET', '/styles').then((a) => a.status === 200 && setStyles(a.body.items)), [apiKey]);
+  return (
+    <label class="style-picker">
+      Style{' '}
+      <select id="style" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">None (the document's own)</option>
+        {['system', 'workspace'].map((source) => {
+          const some = styles.filter((st) => st.source === source);
+          return (
+            some.length > 0 && (
+              <optgroup label={source === 'system' ? 'Built in' : 'Your workspace'}>
+                {some.map((st) => (
+                  <option value={st.id}>{st.name}</option>
+                ))}
+              </optgroup>
+            )
+          );
+        })}
+      </select>
+    </label>
+  );
+}
+
 export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => void }) {
   const [content, setContent] = useState(SAMPLE);
+  const [style, setStyle] = useState('');
   const [errors, setErrors] = useState<Issue[]>([]);
   const [warnings, setWarnings] = useState<Issue[]>([]);
   const [preview, setPreview] = useState<{ url: string; jobId: string } | null>(null);
@@ -47,15 +74,18 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
 
   useEffect(() => {
     const mine = ++latest.current;
-    const timer = setTimeout(() => void refresh(mine, content).catch((err: Error) => mine === latest.current && setStatus(`The preview failed: ${err.message}`)), DEBOUNCE_MS);
+    const timer = setTimeout(() => void refresh(mine, content, style).catch((err: Error) => mine === latest.current && setStatus(`The preview failed: ${err.message}`)), DEBOUNCE_MS);
     return () => clearTimeout(timer);
-  }, [content]);
+  }, [content, style]);
 
   useEffect(() => () => preview && URL.revokeObjectURL(preview.url), [preview]);
 
-  async function refresh(mine: number, text: string): Promise<void> {
+  /** The request of the validate, render and save routes alike: the text, and the preset when one is picked. */
+  const request = (text: string, preset: string) => (preset ? { content: text, stylePresetId: preset } : { content: text });
+
+  async function refresh(mine: number, text: string, preset: string): Promise<void> {
     setStatus('Checking…');
-    const checked = await call(apiKey, 'POST', '/render/validate/markdown', { content: text });
+    const checked = await call(apiKey, 'POST', '/render/validate/markdown', request(text, preset));
     if (mine !== latest.current) return;
     if (checked.status !== 200) return setStatus(problemText(checked));
     setErrors(checked.body.errors);
@@ -64,7 +94,7 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
     setStatus('Rendering…');
     const started = performance.now();
     // One page at screen resolution; ?wait= answers with the finished job in the same round trip.
-    let job = await call(apiKey, 'POST', '/render/markdown/images?wait=10', { content: text, image: { format: 'png', dpi: 96, pages: ['1'] } });
+    let job = await call(apiKey, 'POST', '/render/markdown/images?wait=10', { ...request(text, preset), image: { format: 'png', dpi: 96, pages: ['1'] } });
     if (job.status === 202) job = await call(apiKey, 'GET', `/render/${job.body.jobId}?waitMs=20000`);
     if (mine !== latest.current) return;
     if (job.status >= 300) return setStatus(problemText(job));
@@ -78,7 +108,7 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
 
   async function save(): Promise<void> {
     setSaved(null);
-    const r = await call(apiKey, 'POST', '/documents/markdown', { content });
+    const r = await call(apiKey, 'POST', '/documents/markdown', request(content, style));
     if (r.status === 201) setSaved({ id: r.body.id });
     else {
       if (Array.isArray(r.body?.errors)) setErrors(r.body.errors);
@@ -92,6 +122,7 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
     <div class="editor-page">
       <section class="source" aria-label="Extended Markdown">
         <div class="toolbar">
+          <StylePicker apiKey={apiKey} value={style} onChange={setStyle} />
           <button id="save" type="button" onClick={() => void save()}>
             Save as document
           </button>

@@ -179,6 +179,16 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
 
   await replaceText(page, text);
   await page.waitForFunction(() => !document.querySelector('#errors'));
+  const fixedJob = await previewAfter(page, secondJob);
+
+  // A built-in style preset picked from the list GET /styles gives: the page is drawn again, in that style.
+  const presets = (await owner.get(`${API}/styles?source=system`)).body.items;
+  assert.ok(presets.length > 0);
+  const preset = presets[presets.length - 1];
+  await page.select('#style', preset.id);
+  const styledJob = await previewAfter(page, fixedJob);
+  assert.not.equal(await previewBytes(page, styledJob), await previewBytes(page, fixedJob), `the ${preset.id} preset changed the page`);
+
   await page.click('#save');
   await page.waitForSelector('#saved-id');
   const id = await page.$eval('#saved-id', (e) => e.textContent!);
@@ -186,6 +196,7 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
   const doc = await owner.get(`${API}/documents/${id}`);
   assert.is(doc.status, 200);
   assert.is(doc.body.id, id);
+  assert.is(doc.body.stylePresetId, preset.id);
   const markdown = await owner.get(`${API}/documents/${id}/markdown`);
   assert.is(markdown.status, 200);
   assert.match(markdown.bytes.toString(), 'Typed in the browser.');
