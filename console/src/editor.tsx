@@ -42,7 +42,7 @@ function StylePicker({ apiKey, value, onChange }: { apiKey: string; value: strin
     <label class="style-picker">
       Style{' '}
       <select id="style" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
-        <option value="">None (the document's own)</option>
+        <option value="">None</option>
         {['system', 'workspace'].map((source) => {
           const some = styles.filter((st) => st.source === source);
           return (

@@ -10,7 +10,48 @@ interface OperatorPlugin {
   configDisabled?: boolean;
 }
 
+interface AuditEntry {
+  id: string;
+  action: 'plugin.disable' | 'plugin.enable';
+  pluginId: string;
+  reason: string | null;
+  keyName: string;
+  createdAt: string;
+}
+
+/** The newest switches first (GET /operator/audit): who switched what, when and why. */
+function AuditLog({ entries }: { entries: AuditEntry[] }) {
+  if (!entries.length) return <p class="note">No plugin has been switched yet.</p>;
+  return (
+    <table id="audit">
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Plugin</th>
+          <th scope="col">Switched</th>
+          <th scope="col">By</th>
+          <th scope="col">Reason</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((e) => (
+          <tr>
+            <td>{e.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</td>
+            <td>
+              <code>{e.pluginId}</code>
+            </td>
+            <td>{e.action === 'plugin.disable' ? 'off' : 'on'}</td>
+            <td>{e.keyName}</td>
+            <td>{e.reason ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function Plugins({ apiKey }: { apiKey: string }) {
+  const [audit, setAudit] = useState<AuditEntry[]>([]);
   const [plugins, setPlugins] = useState<OperatorPlugin[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [reasons, setReasons] = useState<Record<string, string>>({});
@@ -19,7 +60,9 @@ export function Plugins({ apiKey }: { apiKey: string }) {
   const load = async () => {
     const r = await call(apiKey, 'GET', '/operator/plugins');
     if (r.status === 200) setPlugins(r.body.items);
-    else setError(r.status === 403 ? 'This key is not an operator key: only operator keys see and switch plugins (docs/operators.md).' : problemText(r));
+    const log = await call(apiKey, 'GET', '/operator/audit?limit=20');
+    if (log.status === 200) setAudit(log.body.items);
+    if (r.status !== 200) setError(r.status === 403 ? 'This key is not an operator key: only operator keys see and switch plugins (docs/operators.md).' : problemText(r));
   };
   useEffect(() => void load(), [apiKey]);
 
@@ -33,6 +76,7 @@ export function Plugins({ apiKey }: { apiKey: string }) {
     if (r.status === 200) {
       setPlugins((all) => all && all.map((q) => (q.id === p.id ? r.body : q)));
       setReasons((all) => ({ ...all, [p.id]: '' }));
+      await load();
     } else setError(`${p.id}: ${problemText(r)}`);
   };
 
@@ -85,6 +129,8 @@ export function Plugins({ apiKey }: { apiKey: string }) {
           </tbody>
         </table>
       )}
+      <h2>Audit log</h2>
+      <AuditLog entries={audit} />
     </section>
   );
 }

@@ -227,6 +227,13 @@ test('an operator key sees the Plugins page and switches pdf-merge off (404 PLUG
   await page.click(`${row} .flip`);
   await page.waitForSelector(`${row}[data-state="enabled"]`);
   await mergeAndCheck(owner);
+  // The page's audit log shows both switches, newest first, with the key's name and the reasons.
+  await page.waitForFunction(() => document.querySelectorAll('#audit tbody tr').length >= 2);
+  const rows = await page.$$eval('#audit tbody tr', (trs) => trs.slice(0, 2).map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
+  assert.equal(rows, [
+    ['pdf-merge', 'on', 'Console operator', 'fixed'],
+    ['pdf-merge', 'off', 'Console operator', 'merge misbehaves'],
+  ]);
 
   const audit = await ops.get(`${OPERATOR}/audit`);
   assert.is(audit.status, 200);
