@@ -37,7 +37,12 @@ function App() {
     addEventListener('popstate', onPop);
     const key = storedKey();
     // A reload keeps the tab's key; a key revoked meanwhile sends the person back to sign-in.
-    if (key) void whoIs(key).then((who) => (setChecking(false), 'role' in who ? setSession({ key, role: who.role }) : storeKey(null)));
+    if (key) {
+      void whoIs(key)
+        .then((who) => ('role' in who ? setSession({ key, role: who.role }) : storeKey(null)))
+        .catch(() => undefined)
+        .finally(() => setChecking(false));
+    }
     return () => removeEventListener('popstate', onPop);
   }, []);
 

@@ -147,6 +147,9 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
   assert.equal(await page.evaluate(() => [sessionStorage.getItem('quire.apiKey'), localStorage.length, document.cookie]), [OWNER_KEY, 0, '']);
   await page.waitForSelector('#credits');
   assert.match(await page.$eval('#credits', (e) => e.textContent!), /^\d+ credits$/);
+  // A reload keeps the tab signed in (the key is read back from session storage and checked again).
+  await page.reload();
+  await page.waitForSelector('#markdown');
   // Operators' pages are not offered to an organization's key.
   assert.is(await page.$('a[href="/console/plugins"]'), null);
 
