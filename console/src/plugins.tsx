@@ -19,20 +19,24 @@ interface AuditEntry {
   createdAt: string;
 }
 
+function Head({ columns }: { columns: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col">{c}</th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** The newest switches first (GET /operator/audit): who switched what, when and why. */
 function AuditLog({ entries }: { entries: AuditEntry[] }) {
   if (!entries.length) return <p class="note">No plugin has been switched yet.</p>;
   return (
     <table id="audit">
-      <thead>
-        <tr>
-          <th scope="col">When</th>
-          <th scope="col">Plugin</th>
-          <th scope="col">Switched</th>
-          <th scope="col">By</th>
-          <th scope="col">Reason</th>
-        </tr>
-      </thead>
+      <Head columns={['When', 'Plugin', 'Switched', 'By', 'Reason']} />
       <tbody>
         {entries.map((e) => (
           <tr>
@@ -90,14 +94,7 @@ export function Plugins({ apiKey }: { apiKey: string }) {
       )}
       {plugins && (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Plugin</th>
-              <th scope="col">State</th>
-              <th scope="col">Why</th>
-              <th scope="col">Switch</th>
-            </tr>
-          </thead>
+          <Head columns={['Plugin', 'State', 'Why', 'Switch']} />
           <tbody>
             {plugins.map((p) => (
               <tr id={`plugin-${p.id}`} data-state={p.state}>
