@@ -67,6 +67,7 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
   const [warnings, setWarnings] = useState<Issue[]>([]);
   const [preview, setPreview] = useState<{ url: string; jobId: string } | null>(null);
   const [status, setStatus] = useState('');
+  const [pdf, setPdf] = useState('');
   const [saved, setSaved] = useState<{ id?: string; error?: string } | null>(null);
   const gutter = useRef<HTMLDivElement>(null);
   // Only the newest edit's answers are shown: a slow render of older text never replaces a newer preview.
@@ -106,6 +107,24 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
     setStatus(`Page 1 rendered in ${Math.round(performance.now() - started)} ms`);
   }
 
+  /** Renders the whole document to PDF (one round trip with ?wait=) and hands the file to the browser as a download. */
+  async function downloadPdf(): Promise<void> {
+    setPdf('Rendering the PDF…');
+    let job = await call(apiKey, 'POST', '/render/markdown?wait=30', request(content, style));
+    if (job.status === 202) job = await call(apiKey, 'GET', `/render/${job.body.jobId}?waitMs=30000`);
+    if (job.status >= 300) return setPdf(problemText(job));
+    onSpent();
+    if (job.body.status !== 'COMPLETED') return setPdf(`The render ${job.body.status.toLowerCase()}: ${job.body.error ?? ''}`);
+    const url = await blobUrl(apiKey, `/render/${job.body.jobId}/download`);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = job.body.filename ?? 'document.pdf';
+    a.click();
+    // The browser has taken the file once the click's task ran; the blob is not needed after.
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    setPdf(`Downloaded ${a.download} (${job.body.pageCount} page${job.body.pageCount === 1 ? '' : 's'})`);
+  }
+
   async function save(): Promise<void> {
     setSaved(null);
     const r = await call(apiKey, 'POST', '/documents/markdown', request(content, style));
@@ -123,6 +142,9 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
       <section class="source" aria-label="Extended Markdown">
         <div class="toolbar">
           <StylePicker apiKey={apiKey} value={style} onChange={setStyle} />
+          <button id="download-pdf" type="button" onClick={() => void downloadPdf().catch((err: Error) => setPdf(`The download failed: ${err.message}`))}>
+            Download PDF
+          </button>
           <button id="save" type="button" onClick={() => void save()}>
             Save as document
           </button>
@@ -137,6 +159,11 @@ export function Editor({ apiKey, onSpent }: { apiKey: string; onSpent: () => voi
             </span>
           )}
         </div>
+        {pdf && (
+          <p id="pdf-status" class="status" aria-live="polite">
+            {pdf}
+          </p>
+        )}
         <div class="code-area">
           <div class="gutter" ref={gutter} aria-hidden="true">
             {Array.from({ length: lines }, (_, n) => (

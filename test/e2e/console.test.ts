@@ -1,10 +1,10 @@
 // The web console at /console: its files over HTTP (CSP, content types, caching), then in real headless Chromium a person
 // signs in (a wrong key refused), types Markdown and sees the page-1 preview change, sees an error at its line and column,
-// saves a document the API then has, and an operator switches pdf-merge off and on (its route answers 404 PLUGIN_DISABLED between).
+// picks a style, downloads the PDF, saves a document the API then has, and an operator switches pdf-merge off and on (its route answers 404 PLUGIN_DISABLED between).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'puppeteer-core';
-import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanup, OWNER_KEY, ROOT, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
@@ -13,6 +13,7 @@ import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { assertDisabled, createOperatorKey, mergeAndCheck, MERGE, OPERATOR } from '../helpers/operator-api.js';
 import { replaceText, signIn } from '../helpers/console-page.js';
 import { axeViolations } from '../helpers/axe.js';
+import { pdftotextLayout } from '../helpers/poppler.js';
 
 const API = '/api/v1/dev';
 const dataDir = tempDir('quire-console-');
@@ -137,7 +138,7 @@ test('a wrong key is refused with the API\'s 401 and nothing is kept', async () 
   await page.close();
 });
 
-test('the owner signs in, types Markdown and the preview changes, sees an error at its line and column, saves a document and signs out', async () => {
+test('the owner signs in, types Markdown and the preview changes, sees an error at its line and column, picks a style, saves a document, downloads the PDF and signs out', async () => {
   const page = await browser.page(server.baseUrl);
   await page.goto(`${server.baseUrl}/console`);
   await signIn(page, OWNER_KEY);
@@ -203,6 +204,24 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
   const markdown = await owner.get(`${API}/documents/${id}/markdown`);
   assert.is(markdown.status, 200);
   assert.match(markdown.bytes.toString(), 'Typed in the browser.');
+
+  // Download PDF: the whole document rendered and saved by the browser as a file, read back by pdftotext.
+  const downloads = mkdtempSync(path.join(tmpdir(), 'quire-console-downloads-'));
+  try {
+    const cdp = await page.createCDPSession();
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+    await page.click('#download-pdf');
+    await page.waitForFunction(() => /^Downloaded /.test(document.querySelector('#pdf-status')?.textContent ?? ''), { timeout: 30_000 });
+    const deadline = Date.now() + 15_000;
+    while (!readdirSync(downloads).some((f) => f.endsWith('.pdf')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const file = readdirSync(downloads).find((f) => f.endsWith('.pdf'));
+    assert.ok(file, `a PDF was downloaded: ${readdirSync(downloads).join(', ')}`);
+    const pdfText = (await pdftotextLayout(readFileSync(path.join(downloads, file!)))).replace(/\s+/g, ' ');
+    assert.match(pdfText, 'Quarterly note, Q3');
+    assert.match(pdfText, 'Typed in the browser.');
+  } finally {
+    rmSync(downloads, { recursive: true, force: true });
+  }
 
   await page.click('#sign-out');
   await page.waitForSelector('#api-key');
