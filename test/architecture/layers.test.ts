@@ -22,6 +22,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   services: ['contracts', 'document', 'sdk', 'engines', 'kernel'],
   server: ['contracts', 'document', 'sdk', 'engines', 'kernel', 'services'],
   'plugin-template': ['sdk'],
+  // The TypeScript client (@quire/client) is published on its own and speaks HTTP only.
+  clients: [],
 };
 const ROOMS = Object.keys(MAY_IMPORT);
 /** The SDK modules plugins and the template import: the entries the package `@quire/plugin-sdk` exports (`.`, `./schema`, `./outbound`). */
