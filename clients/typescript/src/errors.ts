@@ -1,23 +1,10 @@
 // The errors the client raises: QuireError for an HTTP problem answer (or a failed job), JobTimeoutError for a wait that ran out.
-
-/** One field of a 400 VALIDATION_FAILED answer. */
-export interface ProblemFieldError {
-  path: string;
-  message: string;
-  code: string;
-}
+import type { components } from './schema.js';
 
 /** An `application/problem+json` answer (RFC 9457) as Quire sends it (docs/errors.md). */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  requestId: string;
-  errors?: ProblemFieldError[];
-  [extra: string]: unknown;
-}
+export type Problem = components['schemas']['Problem'];
+/** One field of a 400 VALIDATION_FAILED answer. */
+export type ProblemFieldError = NonNullable<Problem['errors']>[number];
 
 /**
  * An answer that is not a success: `code` is Quire's error code (VALIDATION_FAILED, NOT_FOUND, …), `detail` the

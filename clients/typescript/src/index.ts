@@ -1,6 +1,7 @@
 // @quire/client: the typed client of the Quire API, its helpers and webhook signature verification.
 export { QuireClient, type QuireClientOptions, type RenderInput, type RenderOptions, type RenderFormat } from './client.js';
 export { RenderJob } from './render-job.js';
+export { JobHandle } from './job-handle.js';
 export { Tools, ToolJob, type ToolRun, type CreateOptions } from './tools.js';
 export { BulkRun, type BulkOptions, type BulkProgress } from './bulk.js';
 export { QuireError, JobFailedError, JobTimeoutError, type Problem, type ProblemFieldError } from './errors.js';

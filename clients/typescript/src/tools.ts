@@ -3,9 +3,9 @@ import type { Client } from 'openapi-fetch';
 import type { paths } from './schema.js';
 import type { StoredFile, ToolsJobView } from './types.js';
 import { TOOL_ROUTES, type ToolName } from './tool-routes.js';
-import { JobFailedError } from './errors.js';
+import { JobHandle } from './job-handle.js';
 import { asBlob, type FileInput } from './file-input.js';
-import { waitUntilFinished, type WaitOptions } from './waiting.js';
+import type { WaitOptions } from './waiting.js';
 
 /** Options of a call that creates something: `Idempotency-Key` makes a retry safe (docs/idempotency.md). */
 export interface CreateOptions {
@@ -13,16 +13,8 @@ export interface CreateOptions {
   signal?: AbortSignal;
 }
 
-/** A tools job handle: its last view, waitForCompletion and the output's bytes. */
-export class ToolJob {
-  readonly #api: Client<paths>;
-  view: ToolsJobView;
-
-  constructor(api: Client<paths>, view: ToolsJobView) {
-    this.#api = api;
-    this.view = view;
-  }
-
+/** A tools job handle: its last view, waitForCompletion (long-poll on GET /tools/jobs/{jobId}?waitMs=) and the output's bytes. */
+export class ToolJob extends JobHandle<ToolsJobView> {
   get id(): string {
     return this.view.id;
   }
@@ -33,16 +25,9 @@ export class ToolJob {
   }
 
   async refresh(waitMs?: number, signal?: AbortSignal): Promise<ToolsJobView> {
-    const { data } = await this.#api.GET('/api/v1/dev/tools/jobs/{jobId}', { params: { path: { jobId: this.id }, query: waitMs === undefined ? {} : { waitMs } }, signal });
+    const { data } = await this.api.GET('/api/v1/dev/tools/jobs/{jobId}', { params: { path: { jobId: this.id }, query: waitMs === undefined ? {} : { waitMs } }, signal });
     this.view = data!;
     return this.view;
-  }
-
-  /** Waits until the job is COMPLETED (its view) or FAILED (a JobFailedError). */
-  async waitForCompletion(options: WaitOptions = {}): Promise<ToolsJobView> {
-    const view = await waitUntilFinished(this.id, (waitMs, signal) => this.refresh(waitMs, signal), options);
-    if (view.status === 'FAILED') throw new JobFailedError(this.id, view.error, view.errorCode, view);
-    return view;
   }
 
   /** The output file's bytes; null for a job that answers only with a result (Lens). */
@@ -50,7 +35,7 @@ export class ToolJob {
     if (this.view.status !== 'COMPLETED') await this.waitForCompletion(options);
     const fileId = this.view.outputFileId;
     if (!fileId) return null;
-    const { data } = await this.#api.GET('/api/v1/dev/tools/files/{fileId}/download', { params: { path: { fileId } }, parseAs: 'arrayBuffer', signal: options.signal });
+    const { data } = await this.api.GET('/api/v1/dev/tools/files/{fileId}/download', { params: { path: { fileId } }, parseAs: 'arrayBuffer', signal: options.signal });
     return new Uint8Array(data as unknown as ArrayBuffer);
   }
 }
