@@ -74,6 +74,15 @@ test('render writes the PDF of a Markdown file with --var over the front matter;
   assert.match(text, 'All figures are final.');
 });
 
+test('render of a .json file sends document JSON, with --var over its variables', async () => {
+  const doc = { document: { type: 'pdf', title: 'Memo' }, variables: { who: 'nobody' }, sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Memo to {{who}}' }] }] };
+  file('memo.json', JSON.stringify(doc));
+  const r = await quire(['render', 'memo.json', '--var', 'who=the board']);
+  assert.is(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^wrote memo\.pdf /);
+  assert.match(await pdfText('memo.pdf'), 'Memo to the board');
+});
+
 test('render --format png writes a PNG next to the input when -o is not given', async () => {
   file('page.md', '# One page\n');
   const r = await quire(['render', 'page.md', '--format', 'png']);

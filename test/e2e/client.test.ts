@@ -14,8 +14,8 @@ import type { ApiClient } from '../helpers/api-client.js';
 import { popplerOutput } from '../helpers/poppler.js';
 import { receiver, until } from '../helpers/webhook-receiver.js';
 import { saveLetter } from '../helpers/bulk-jobs.js';
-import { makePdf } from '../fixtures/pdfs.js';
-import { QuireClient, QuireError, JobTimeoutError, verifyWebhookSignature, type BulkProgress } from '../../clients/typescript/src/index.js';
+import { makePdf, truncatedPdf } from '../fixtures/pdfs.js';
+import { QuireClient, QuireError, JobFailedError, JobTimeoutError, verifyWebhookSignature, type BulkProgress } from '../../clients/typescript/src/index.js';
 import { generatedFiles, REGENERATE } from '../../scripts/generate-client.js';
 
 const run = promisify(execFile);
@@ -97,6 +97,22 @@ test('tools.run of a Lens action answers its result and no output file', async (
   const run = await client.tools.run('lens.extract', { files: [{ bytes: await pdf.download({ timeoutMs: 60_000 }), filename: 'receipt.pdf' }], params: { fields: { total: { type: 'number', description: 'total amount due' } } } });
   assert.is(run.output, null);
   assert.equal((run.result as any).data, { total: 42.5 });
+});
+
+test('a job that ends FAILED is raised as a JobFailedError carrying the job, its error and its code', async () => {
+  try {
+    await client.tools.run('pdf.rotate', { files: [{ bytes: await truncatedPdf(), filename: 'broken.pdf' }], params: { angle: 90 } });
+    assert.unreachable('a broken PDF was rotated');
+  } catch (err) {
+    assert.instance(err, JobFailedError);
+    assert.instance(err, QuireError);
+    const e = err as JobFailedError;
+    const job = e.job as { status: string; error: string; errorCode: string | null; action: string };
+    assert.is(job.status, 'FAILED');
+    assert.is(job.action, 'pdf.rotate');
+    assert.is(e.code, job.errorCode ?? 'JOB_FAILED');
+    assert.match(e.detail, job.error);
+  }
 });
 
 test('bulk calls onProgress with growing counts up to every item done, and each item downloads as its own PDF', async () => {
