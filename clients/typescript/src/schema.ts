@@ -1197,7 +1197,7 @@ export interface paths {
         };
         /**
          * The public form page (server-rendered HTML; works without JavaScript)
-         * @description Sets the CSRF cookie its POST needs. 404 page for an unknown form or a wrong token; 410 page for a revoked or expired link or a deleted document. See docs/forms-page.md.
+         * @description Sets the CSRF cookie its POST needs. 404 page for an unknown form or a wrong token; 410 page for a revoked or expired link or a deleted document. See docs/forms.md.
          */
         get: operations["getFFormId"];
         put?: never;
