@@ -1283,6 +1283,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/operator/plugins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every plugin with its state and why, its switch and its pool (operator key) */
+        get: operations["getApiV1DevOperatorPlugins"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/operator/plugins/{pluginId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One plugin with its state and why, its switch and its pool (operator key) */
+        get: operations["getApiV1DevOperatorPluginsPluginId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/operator/plugins/{pluginId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a plugin at runtime (operator key)
+         * @description Its routes and render targets answer 404 PLUGIN_DISABLED at once and leave the OpenAPI document; jobs already on its threads finish, jobs still waiting fail with PLUGIN_DISABLED. Stored: a restart keeps it, and every node of a shared database applies it within seconds. A plugin already disabled is left as it is.
+         */
+        post: operations["postApiV1DevOperatorPluginsPluginIdDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/operator/plugins/{pluginId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a plugin at runtime (operator key)
+         * @description Starts its pool and serves it again. 409 CONFLICT when the config file disables it or a system component it requires is missing (`errors` names each). A plugin already enabled is left as it is.
+         */
+        post: operations["postApiV1DevOperatorPluginsPluginIdEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dev/operator/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log of plugin switches, newest first (operator key) */
+        get: operations["getApiV1DevOperatorAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dev/tools/jobs/{jobId}": {
         parameters: {
             query?: never;
@@ -3694,6 +3785,8 @@ export interface operations {
             query?: {
                 /** @description Unresolved references are errors (400) instead of warnings. */
                 strict?: boolean;
+                /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
+                wait?: number;
             };
             header?: {
                 /** @description Makes a retry safe: the first answer is stored for 24 h and replayed (with `Idempotency-Replayed: true`) for the same key and the same request; see docs/idempotency.md. */
@@ -3735,6 +3828,78 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @enum {string} */
+                        format: "PDF" | "DOCX" | "ODT" | "PNG" | "JPEG";
+                        /** @description Credits charged when the job completes (nothing when it fails). */
+                        creditCost: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Signed, time-limited URL of the output; set when COMPLETED. */
+                        downloadUrl: string | null;
+                        /** @description File name of the download: document.filename plus the extension, or document.<ext>. */
+                        filename: string;
+                        /** @description Interactive-form fill-out id; null for renders of document JSON. */
+                        filloutId: string | null;
+                        error: string | null;
+                        /** @description Machine-readable code of the failure (docs/errors.md). */
+                        errorCode: string | null;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                        progress: number;
+                        /**
+                         * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                         * @enum {string}
+                         */
+                        pdfProfile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                        /** @description What the produced file declares: the profile asked for, tagging, and the XMP identification markers present. */
+                        pdfCompliance: {
+                            /**
+                             * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                             * @enum {string}
+                             */
+                            profile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                            /** @description The PDF carries a structure tree (tagged PDF); always true. */
+                            tagged: boolean;
+                            /** @description pdfaid:part found in the XMP metadata of the file, or null. */
+                            pdfaPart: number | null;
+                            /** @description pdfaid:conformance found in the XMP metadata, or null. */
+                            pdfaConformance: string | null;
+                            /** @description pdfuaid:part found in the XMP metadata, or null. */
+                            pdfuaPart: number | null;
+                            /** @description PDF version of the file, e.g. 1.7. */
+                            pdfVersion: string;
+                        } | null;
+                        pageCount: number | null;
+                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        warnings: {
+                            path: string;
+                            message: string;
+                            code: string;
+                        }[];
+                        /** @description The page-image settings of POST /render/images and POST /render/markdown/images; null for other renders. */
+                        image: {
+                            /** @enum {string} */
+                            format: "png" | "jpeg";
+                            dpi: number;
+                            /** @description The page specs asked for (`["1-"]`, every page, when none were given). */
+                            pages: string[];
+                            /** @description The pages rasterised, ascending; set when COMPLETED. */
+                            selectedPages: number[] | null;
+                        } | null;
+                    };
+                };
+            };
             /** @description Accepted: the job was created; poll the Location or wait for the webhook */
             202: {
                 headers: {
@@ -3868,6 +4033,8 @@ export interface operations {
             query?: {
                 /** @description Unresolved references are errors (400) instead of warnings. */
                 strict?: boolean;
+                /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
+                wait?: number;
             };
             header?: {
                 /** @description Makes a retry safe: the first answer is stored for 24 h and replayed (with `Idempotency-Replayed: true`) for the same key and the same request; see docs/idempotency.md. */
@@ -3925,6 +4092,78 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @enum {string} */
+                        format: "PDF" | "DOCX" | "ODT" | "PNG" | "JPEG";
+                        /** @description Credits charged when the job completes (nothing when it fails). */
+                        creditCost: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Signed, time-limited URL of the output; set when COMPLETED. */
+                        downloadUrl: string | null;
+                        /** @description File name of the download: document.filename plus the extension, or document.<ext>. */
+                        filename: string;
+                        /** @description Interactive-form fill-out id; null for renders of document JSON. */
+                        filloutId: string | null;
+                        error: string | null;
+                        /** @description Machine-readable code of the failure (docs/errors.md). */
+                        errorCode: string | null;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                        progress: number;
+                        /**
+                         * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                         * @enum {string}
+                         */
+                        pdfProfile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                        /** @description What the produced file declares: the profile asked for, tagging, and the XMP identification markers present. */
+                        pdfCompliance: {
+                            /**
+                             * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                             * @enum {string}
+                             */
+                            profile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                            /** @description The PDF carries a structure tree (tagged PDF); always true. */
+                            tagged: boolean;
+                            /** @description pdfaid:part found in the XMP metadata of the file, or null. */
+                            pdfaPart: number | null;
+                            /** @description pdfaid:conformance found in the XMP metadata, or null. */
+                            pdfaConformance: string | null;
+                            /** @description pdfuaid:part found in the XMP metadata, or null. */
+                            pdfuaPart: number | null;
+                            /** @description PDF version of the file, e.g. 1.7. */
+                            pdfVersion: string;
+                        } | null;
+                        pageCount: number | null;
+                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        warnings: {
+                            path: string;
+                            message: string;
+                            code: string;
+                        }[];
+                        /** @description The page-image settings of POST /render/images and POST /render/markdown/images; null for other renders. */
+                        image: {
+                            /** @enum {string} */
+                            format: "png" | "jpeg";
+                            dpi: number;
+                            /** @description The page specs asked for (`["1-"]`, every page, when none were given). */
+                            pages: string[];
+                            /** @description The pages rasterised, ascending; set when COMPLETED. */
+                            selectedPages: number[] | null;
+                        } | null;
+                    };
+                };
+            };
             /** @description Accepted: the job was created; poll the Location or wait for the webhook */
             202: {
                 headers: {
@@ -4230,6 +4469,8 @@ export interface operations {
             query?: {
                 /** @description Unresolved references are errors (400) instead of warnings. */
                 strict?: boolean;
+                /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
+                wait?: number;
             };
             header?: {
                 /** @description Makes a retry safe: the first answer is stored for 24 h and replayed (with `Idempotency-Replayed: true`) for the same key and the same request; see docs/idempotency.md. */
@@ -4291,6 +4532,78 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @enum {string} */
+                        format: "PDF" | "DOCX" | "ODT" | "PNG" | "JPEG";
+                        /** @description Credits charged when the job completes (nothing when it fails). */
+                        creditCost: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Signed, time-limited URL of the output; set when COMPLETED. */
+                        downloadUrl: string | null;
+                        /** @description File name of the download: document.filename plus the extension, or document.<ext>. */
+                        filename: string;
+                        /** @description Interactive-form fill-out id; null for renders of document JSON. */
+                        filloutId: string | null;
+                        error: string | null;
+                        /** @description Machine-readable code of the failure (docs/errors.md). */
+                        errorCode: string | null;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                        progress: number;
+                        /**
+                         * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                         * @enum {string}
+                         */
+                        pdfProfile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                        /** @description What the produced file declares: the profile asked for, tagging, and the XMP identification markers present. */
+                        pdfCompliance: {
+                            /**
+                             * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                             * @enum {string}
+                             */
+                            profile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                            /** @description The PDF carries a structure tree (tagged PDF); always true. */
+                            tagged: boolean;
+                            /** @description pdfaid:part found in the XMP metadata of the file, or null. */
+                            pdfaPart: number | null;
+                            /** @description pdfaid:conformance found in the XMP metadata, or null. */
+                            pdfaConformance: string | null;
+                            /** @description pdfuaid:part found in the XMP metadata, or null. */
+                            pdfuaPart: number | null;
+                            /** @description PDF version of the file, e.g. 1.7. */
+                            pdfVersion: string;
+                        } | null;
+                        pageCount: number | null;
+                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        warnings: {
+                            path: string;
+                            message: string;
+                            code: string;
+                        }[];
+                        /** @description The page-image settings of POST /render/images and POST /render/markdown/images; null for other renders. */
+                        image: {
+                            /** @enum {string} */
+                            format: "png" | "jpeg";
+                            dpi: number;
+                            /** @description The page specs asked for (`["1-"]`, every page, when none were given). */
+                            pages: string[];
+                            /** @description The pages rasterised, ascending; set when COMPLETED. */
+                            selectedPages: number[] | null;
+                        } | null;
+                    };
+                };
+            };
             /** @description Accepted: the job was created; poll the Location or wait for the webhook */
             202: {
                 headers: {
@@ -4424,6 +4737,8 @@ export interface operations {
             query?: {
                 /** @description Unresolved references are errors (400) instead of warnings. */
                 strict?: boolean;
+                /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
+                wait?: number;
             };
             header?: {
                 /** @description Makes a retry safe: the first answer is stored for 24 h and replayed (with `Idempotency-Replayed: true`) for the same key and the same request; see docs/idempotency.md. */
@@ -4501,6 +4816,78 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @enum {string} */
+                        format: "PDF" | "DOCX" | "ODT" | "PNG" | "JPEG";
+                        /** @description Credits charged when the job completes (nothing when it fails). */
+                        creditCost: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Signed, time-limited URL of the output; set when COMPLETED. */
+                        downloadUrl: string | null;
+                        /** @description File name of the download: document.filename plus the extension, or document.<ext>. */
+                        filename: string;
+                        /** @description Interactive-form fill-out id; null for renders of document JSON. */
+                        filloutId: string | null;
+                        error: string | null;
+                        /** @description Machine-readable code of the failure (docs/errors.md). */
+                        errorCode: string | null;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                        progress: number;
+                        /**
+                         * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                         * @enum {string}
+                         */
+                        pdfProfile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                        /** @description What the produced file declares: the profile asked for, tagging, and the XMP identification markers present. */
+                        pdfCompliance: {
+                            /**
+                             * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                             * @enum {string}
+                             */
+                            profile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                            /** @description The PDF carries a structure tree (tagged PDF); always true. */
+                            tagged: boolean;
+                            /** @description pdfaid:part found in the XMP metadata of the file, or null. */
+                            pdfaPart: number | null;
+                            /** @description pdfaid:conformance found in the XMP metadata, or null. */
+                            pdfaConformance: string | null;
+                            /** @description pdfuaid:part found in the XMP metadata, or null. */
+                            pdfuaPart: number | null;
+                            /** @description PDF version of the file, e.g. 1.7. */
+                            pdfVersion: string;
+                        } | null;
+                        pageCount: number | null;
+                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        warnings: {
+                            path: string;
+                            message: string;
+                            code: string;
+                        }[];
+                        /** @description The page-image settings of POST /render/images and POST /render/markdown/images; null for other renders. */
+                        image: {
+                            /** @enum {string} */
+                            format: "png" | "jpeg";
+                            dpi: number;
+                            /** @description The page specs asked for (`["1-"]`, every page, when none were given). */
+                            pages: string[];
+                            /** @description The pages rasterised, ascending; set when COMPLETED. */
+                            selectedPages: number[] | null;
+                        } | null;
+                    };
+                };
+            };
             /** @description Accepted: the job was created; poll the Location or wait for the webhook */
             202: {
                 headers: {
@@ -7273,6 +7660,8 @@ export interface operations {
             query?: {
                 /** @description Unresolved references are errors (400) instead of warnings. */
                 strict?: boolean;
+                /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
+                wait?: number;
             };
             header?: {
                 /** @description Makes a retry safe: the first answer is stored for 24 h and replayed (with `Idempotency-Replayed: true`) for the same key and the same request; see docs/idempotency.md. */
@@ -7339,6 +7728,78 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @enum {string} */
+                        format: "PDF" | "DOCX" | "ODT" | "PNG" | "JPEG";
+                        /** @description Credits charged when the job completes (nothing when it fails). */
+                        creditCost: number;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description Signed, time-limited URL of the output; set when COMPLETED. */
+                        downloadUrl: string | null;
+                        /** @description File name of the download: document.filename plus the extension, or document.<ext>. */
+                        filename: string;
+                        /** @description Interactive-form fill-out id; null for renders of document JSON. */
+                        filloutId: string | null;
+                        error: string | null;
+                        /** @description Machine-readable code of the failure (docs/errors.md). */
+                        errorCode: string | null;
+                        /** Format: date-time */
+                        completedAt: string | null;
+                        progress: number;
+                        /**
+                         * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                         * @enum {string}
+                         */
+                        pdfProfile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                        /** @description What the produced file declares: the profile asked for, tagging, and the XMP identification markers present. */
+                        pdfCompliance: {
+                            /**
+                             * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                             * @enum {string}
+                             */
+                            profile: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                            /** @description The PDF carries a structure tree (tagged PDF); always true. */
+                            tagged: boolean;
+                            /** @description pdfaid:part found in the XMP metadata of the file, or null. */
+                            pdfaPart: number | null;
+                            /** @description pdfaid:conformance found in the XMP metadata, or null. */
+                            pdfaConformance: string | null;
+                            /** @description pdfuaid:part found in the XMP metadata, or null. */
+                            pdfuaPart: number | null;
+                            /** @description PDF version of the file, e.g. 1.7. */
+                            pdfVersion: string;
+                        } | null;
+                        pageCount: number | null;
+                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        warnings: {
+                            path: string;
+                            message: string;
+                            code: string;
+                        }[];
+                        /** @description The page-image settings of POST /render/images and POST /render/markdown/images; null for other renders. */
+                        image: {
+                            /** @enum {string} */
+                            format: "png" | "jpeg";
+                            dpi: number;
+                            /** @description The page specs asked for (`["1-"]`, every page, when none were given). */
+                            pages: string[];
+                            /** @description The pages rasterised, ascending; set when COMPLETED. */
+                            selectedPages: number[] | null;
+                        } | null;
+                    };
+                };
+            };
             /** @description Accepted: the job was created; poll the Location or wait for the webhook */
             202: {
                 headers: {
@@ -12079,6 +12540,486 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiV1DevOperatorPlugins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            version: string;
+                            kind: string;
+                            builtin: boolean;
+                            /** @enum {string} */
+                            state: "enabled" | "disabled" | "unavailable";
+                            reason: string | null;
+                            missing: string[];
+                            actions: {
+                                name: string;
+                                route: string;
+                                /** @description Output format of a render target (POST /render picks it by document.type). */
+                                target?: string;
+                                credits: number;
+                            }[];
+                            description: string;
+                            /** @description plugins.<id>.enabled = false in the config file: it wins over the operator API. */
+                            configDisabled: boolean;
+                            /** @description The last runtime switch stored for the plugin, or null. */
+                            override: {
+                                enabled: boolean;
+                                reason: string | null;
+                                byKeyId: string;
+                                /** Format: date-time */
+                                at: string;
+                            } | null;
+                            /** @description This server's pool of the plugin; null while the plugin is not enabled. */
+                            pool: {
+                                /** @description Most worker threads the pool runs at once. */
+                                threads: number;
+                                /** @description Jobs of the plugin this server holds, waiting or running. */
+                                queue: number;
+                                /** @description Threads replaced after recycleAfter tasks since the pool started. */
+                                recycled: number;
+                            } | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Missing, malformed or wrong kind of credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the key is not an operator key (docs/operators.md) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiV1DevOperatorPluginsPluginId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pluginId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        version: string;
+                        kind: string;
+                        builtin: boolean;
+                        /** @enum {string} */
+                        state: "enabled" | "disabled" | "unavailable";
+                        reason: string | null;
+                        missing: string[];
+                        actions: {
+                            name: string;
+                            route: string;
+                            /** @description Output format of a render target (POST /render picks it by document.type). */
+                            target?: string;
+                            credits: number;
+                        }[];
+                        description: string;
+                        /** @description plugins.<id>.enabled = false in the config file: it wins over the operator API. */
+                        configDisabled: boolean;
+                        /** @description The last runtime switch stored for the plugin, or null. */
+                        override: {
+                            enabled: boolean;
+                            reason: string | null;
+                            byKeyId: string;
+                            /** Format: date-time */
+                            at: string;
+                        } | null;
+                        /** @description This server's pool of the plugin; null while the plugin is not enabled. */
+                        pool: {
+                            /** @description Most worker threads the pool runs at once. */
+                            threads: number;
+                            /** @description Jobs of the plugin this server holds, waiting or running. */
+                            queue: number;
+                            /** @description Threads replaced after recycleAfter tasks since the pool started. */
+                            recycled: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed or wrong kind of credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the key is not an operator key (docs/operators.md) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiV1DevOperatorPluginsPluginIdDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pluginId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        version: string;
+                        kind: string;
+                        builtin: boolean;
+                        /** @enum {string} */
+                        state: "enabled" | "disabled" | "unavailable";
+                        reason: string | null;
+                        missing: string[];
+                        actions: {
+                            name: string;
+                            route: string;
+                            /** @description Output format of a render target (POST /render picks it by document.type). */
+                            target?: string;
+                            credits: number;
+                        }[];
+                        description: string;
+                        /** @description plugins.<id>.enabled = false in the config file: it wins over the operator API. */
+                        configDisabled: boolean;
+                        /** @description The last runtime switch stored for the plugin, or null. */
+                        override: {
+                            enabled: boolean;
+                            reason: string | null;
+                            byKeyId: string;
+                            /** Format: date-time */
+                            at: string;
+                        } | null;
+                        /** @description This server's pool of the plugin; null while the plugin is not enabled. */
+                        pool: {
+                            /** @description Most worker threads the pool runs at once. */
+                            threads: number;
+                            /** @description Jobs of the plugin this server holds, waiting or running. */
+                            queue: number;
+                            /** @description Threads replaced after recycleAfter tasks since the pool started. */
+                            recycled: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description The request fails its contract; `errors` lists each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or wrong kind of credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the key is not an operator key (docs/operators.md) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiV1DevOperatorPluginsPluginIdEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pluginId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        version: string;
+                        kind: string;
+                        builtin: boolean;
+                        /** @enum {string} */
+                        state: "enabled" | "disabled" | "unavailable";
+                        reason: string | null;
+                        missing: string[];
+                        actions: {
+                            name: string;
+                            route: string;
+                            /** @description Output format of a render target (POST /render picks it by document.type). */
+                            target?: string;
+                            credits: number;
+                        }[];
+                        description: string;
+                        /** @description plugins.<id>.enabled = false in the config file: it wins over the operator API. */
+                        configDisabled: boolean;
+                        /** @description The last runtime switch stored for the plugin, or null. */
+                        override: {
+                            enabled: boolean;
+                            reason: string | null;
+                            byKeyId: string;
+                            /** Format: date-time */
+                            at: string;
+                        } | null;
+                        /** @description This server's pool of the plugin; null while the plugin is not enabled. */
+                        pool: {
+                            /** @description Most worker threads the pool runs at once. */
+                            threads: number;
+                            /** @description Jobs of the plugin this server holds, waiting or running. */
+                            queue: number;
+                            /** @description Threads replaced after recycleAfter tasks since the pool started. */
+                            recycled: number;
+                        } | null;
+                    };
+                };
+            };
+            /** @description The request fails its contract; `errors` lists each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or wrong kind of credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the key is not an operator key (docs/operators.md) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiV1DevOperatorAudit: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            /** @enum {string} */
+                            action: "plugin.disable" | "plugin.enable";
+                            pluginId: string;
+                            reason: string | null;
+                            keyId: string;
+                            keyName: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed or wrong kind of credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description FORBIDDEN: the key is not an operator key (docs/operators.md) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Error (see docs/errors.md) */
