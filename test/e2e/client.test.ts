@@ -55,6 +55,14 @@ test('render of Extended Markdown: waitForCompletion long-polls to COMPLETED and
   assert.match(text, 'Prepared for Contoso Ltd.');
 });
 
+test('render with wait answers the finished job at once: waitForCompletion asks nothing more and download reads the PDF', async () => {
+  const job = await client.render({ markdown: '# Done in one round trip\n' }, { wait: 30 });
+  assert.is(job.status, 'COMPLETED');
+  assert.ok(job.view.downloadUrl);
+  assert.is((await job.waitForCompletion()).jobId, job.id);
+  assert.match(await popplerOutput('pdftotext', [], await job.download()), 'Done in one round trip');
+});
+
 test('render of document JSON with format docx gives a DOCX (a ZIP holding word/document.xml)', async () => {
   const job = await client.render({ document: { type: 'pdf', title: 'Memo' }, sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Memo' }] }] }, { format: 'docx' });
   const bytes = Buffer.from(await job.download({ timeoutMs: 60_000 }));

@@ -37,6 +37,11 @@ export interface RenderOptions extends CreateOptions {
   strict?: boolean;
   /** A style preset (GET /styles), e.g. `system:classic-serif`. */
   stylePresetId?: string;
+  /**
+   * Seconds (0–60) the server may hold the creating request for the job to finish (`?wait=`): a render done within
+   * it comes back already COMPLETED (or FAILED), saving the round trips of a wait. Default 0: answered at once.
+   */
+  wait?: number;
 }
 
 export class QuireClient {
@@ -64,7 +69,7 @@ export class QuireClient {
    */
   async render(input: RenderInput, options: RenderOptions = {}): Promise<RenderJob> {
     const init = { headers: options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {}, signal: options.signal };
-    const query = options.strict === undefined ? {} : { strict: options.strict };
+    const query = { ...(options.strict === undefined ? {} : { strict: options.strict }), ...(options.wait === undefined ? {} : { wait: options.wait }) };
     const images = options.format === 'png' || options.format === 'jpeg';
     const image = images ? { ...options.image, format: options.format as 'png' | 'jpeg' } : undefined;
     const style = options.stylePresetId ? { stylePresetId: options.stylePresetId } : {};

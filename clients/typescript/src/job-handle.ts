@@ -2,7 +2,7 @@
 import type { Client } from 'openapi-fetch';
 import type { paths } from './schema.js';
 import { JobFailedError } from './errors.js';
-import { waitUntilFinished, type WaitOptions } from './waiting.js';
+import { isFinished, waitUntilFinished, type WaitOptions } from './waiting.js';
 
 export abstract class JobHandle<View extends { status: string; error: string | null; errorCode: string | null }> {
   protected readonly api: Client<paths>;
@@ -25,7 +25,8 @@ export abstract class JobHandle<View extends { status: string; error: string | n
 
   /** Waits until the job is COMPLETED (its view) or FAILED (a JobFailedError with the job's error and errorCode). */
   async waitForCompletion(options: WaitOptions = {}): Promise<View> {
-    const view = await waitUntilFinished(this.id, (waitMs, signal) => this.refresh(waitMs, signal), options);
+    // A job created with ?wait= may have finished already: then there is nothing to ask.
+    const view = isFinished(this.view.status) ? this.view : await waitUntilFinished(this.id, (waitMs, signal) => this.refresh(waitMs, signal), options);
     if (view.status === 'FAILED') throw new JobFailedError(this.id, view.error, view.errorCode, view);
     return view;
   }

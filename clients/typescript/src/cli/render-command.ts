@@ -48,7 +48,8 @@ async function renderOnce(client: QuireClient, file: string, flags: RenderFlags,
   const started = Date.now();
   const text = readFileSync(file, 'utf8');
   const vars = Object.keys(variables).length ? { variables } : {};
-  const options = { format: flags.format as RenderFormat | undefined, stylePresetId: flags.style, strict: flags.strict };
+  // The server holds the request until the render is done (up to 30 s), so a usual render is one round trip.
+  const options = { format: flags.format as RenderFormat | undefined, stylePresetId: flags.style, strict: flags.strict, wait: 30 };
   const profile = flags.pdfProfile ? { pdfProfile: flags.pdfProfile as 'standard' } : {};
   let job;
   if (file.endsWith('.json')) {
