@@ -16,11 +16,9 @@ import type { FileRecord, JobRecord, WebhookEvent } from './model.js';
 import type { WorkerFile, WorkerLogEntry } from '../sdk/plugin-api.js';
 import type { FileInspector } from './file-inspector.js';
 import type { ValidateFunction } from 'ajv';
-import { checkImage } from '../engines/image/image-check.js';
 import type { UrlPolicy } from '../sdk/url-policy.js';
-import { getBytes } from '../sdk/outbound-http.js';
-import { resolveAssetPath, resolveTempImagePath } from './temp-images.js';
 import { FairQueue } from './fair-queue.js';
+import { loadRenderImage, type RenderImageSources } from './render-images.js';
 import type { JobQueue } from './job-queue.js';
 import { Metrics } from './metrics.js';
 
@@ -109,6 +107,11 @@ export class JobRunner {
     @inject(TOKENS.JobQueue) private readonly queue: JobQueue,
     @inject(Metrics) private readonly metrics: Metrics,
   ) {}
+
+  /** Where a render's images come from (kernel/render-images.ts). */
+  get #imageSources(): RenderImageSources {
+    return { store: this.store, blobs: this.blobs, clock: this.clock, policy: this.urlPolicy, config: this.config };
+  }
 
   /**
    * After a restart: PENDING jobs are queued again; PROCESSING ones were interrupted and are retried
@@ -275,41 +278,8 @@ export class JobRunner {
       }
       files.push({ field: ref.field, fileId: rec.id, filename: rec.filename, mimeType: rec.mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
     }
-    for (const src of job.imageSources ?? []) files.push(await this.#loadImage(job, src));
+    for (const src of job.imageSources ?? []) files.push(await loadRenderImage(this.#imageSources, job.orgId, src, REMOTE_IMAGE_TIMEOUT_MS));
     return files;
-  }
-
-  /** An image a render draws, as a worker file whose `filename` is its `src`: a temporary image, an asset, or fetched under the URL policy. */
-  async #loadImage(job: JobRecord, src: string): Promise<WorkerFile> {
-    const tempId = resolveTempImagePath(src);
-    const assetId = tempId ? null : resolveAssetPath(src);
-    let bytes: Buffer;
-    if (tempId || assetId) {
-      const stored = tempId ? await this.store.getFile(job.orgId, tempId) : await this.store.getAsset(job.orgId, assetId!);
-      const usable = stored && (!('kind' in stored) || (stored.kind === 'IMAGE' && stored.expiresAt > this.clock.now().toISOString()));
-      if (!usable) {
-        throw new JobError('INPUT_MISSING', tempId ? `Image ${src} expired or was deleted before the render ran; upload it again.` : `Image ${src} was deleted (with the last document that used it) before the render ran.`);
-      }
-      try {
-        bytes = await this.blobs.get(stored.id);
-      } catch {
-        throw new JobError('INPUT_MISSING', `Image ${src} is no longer stored; upload it again.`);
-      }
-    } else {
-      try {
-        ({ bytes } = await getBytes(this.urlPolicy, src, { timeoutMs: REMOTE_IMAGE_TIMEOUT_MS, maxBytes: this.config.maxImageBytes, subject: 'the image URL' }));
-      } catch (err) {
-        throw new JobError('INPUT_MISSING', `Image ${src} could not be fetched: ${(err as Error).message}.`);
-      }
-    }
-    // The upload's checks, for fetched images too: type by content, pixel limits (decompression bombs), safe SVG.
-    let mimeType: string;
-    try {
-      ({ mimeType } = await checkImage(bytes, { maxPixels: this.config.maxImagePixels, maxSide: this.config.maxImageSide }));
-    } catch (err) {
-      throw new JobError('INPUT_MISSING', `Image ${src} cannot be used: ${(err as Error).message}`);
-    }
-    return { field: 'image', fileId: tempId ?? assetId ?? src, filename: src, mimeType, bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
   }
 
   #checkResult(reg: RegisteredAction, result: Record<string, unknown>): void {
