@@ -1,17 +1,12 @@
 // The public page's own HMACs under the server's signing secret: the CSRF pair (a random cookie and the hidden field
 // that must match it) and the receipt that lets a submitter see their record's page.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { signatureMatches } from '../../kernel/hmac-signature.js';
 
 const COOKIE = 'quire_form';
 
-function mac(secret: Buffer, text: string): string {
-  return createHmac('sha256', secret).update(text).digest('base64url');
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+function mac(secret: Buffer, text: string): Buffer {
+  return createHmac('sha256', secret).update(text).digest();
 }
 
 /** The CSRF cookie's value from a Cookie header, when it looks like one this server set. */
@@ -35,18 +30,22 @@ export function csrfSetCookie(formId: string, value: string, secure: boolean): s
 
 /** The hidden `_csrf` field for a cookie: bound to the form, so a page of one form cannot post to another. */
 export function csrfField(secret: Buffer, formId: string, cookie: string): string {
-  return mac(secret, `form-csrf\n${formId}\n${cookie}`);
+  return csrfMac(secret, formId, cookie).toString('base64url');
 }
 
+const csrfMac = (secret: Buffer, formId: string, cookie: string) => mac(secret, `form-csrf\n${formId}\n${cookie}`);
+
 export function csrfMatches(secret: Buffer, formId: string, cookie: string | null, field: string | undefined): boolean {
-  return !!cookie && !!field && sameText(csrfField(secret, formId, cookie), field);
+  return !!cookie && !!field && signatureMatches(field, csrfMac(secret, formId, cookie));
 }
 
 /** `receipt` of the record's page (issue 22's shared design). */
 export function receiptOf(secret: Buffer, recordId: string): string {
-  return mac(secret, `record-receipt\n${recordId}`);
+  return receiptMac(secret, recordId).toString('base64url');
 }
 
+const receiptMac = (secret: Buffer, recordId: string) => mac(secret, `record-receipt\n${recordId}`);
+
 export function receiptMatches(secret: Buffer, recordId: string, given: string | null): boolean {
-  return !!given && sameText(receiptOf(secret, recordId), given);
+  return !!given && signatureMatches(given, receiptMac(secret, recordId));
 }
