@@ -16,7 +16,8 @@ export interface RateDecision {
 export interface RateLimiter {
   readonly limitPerMinute: number;
   readonly enabled: boolean;
-  take(key: string): Promise<RateDecision>;
+  /** `limitPerMinute` (default the limiter's) is this bucket's size and refill rate; a key always takes with the same one. */
+  take(key: string, limitPerMinute?: number): Promise<RateDecision>;
   /** Forgets buckets that have refilled completely (a full bucket and no bucket answer the same); the sweeper calls it. */
   prune(): Promise<void>;
   close(): Promise<void>;
@@ -37,29 +38,27 @@ export function rateDecision(limit: number, tokens: number, allowed: boolean): R
 interface Bucket {
   tokens: number;
   updatedMs: number;
+  /** Its size, refilled in a minute. */
+  limit: number;
 }
 
 /** The buckets in this process's memory: right for one server (the embedded store). */
 export class MemoryRateLimiter implements RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
-  readonly #perMs: number;
 
   constructor(
     readonly limitPerMinute: number,
     private readonly nowMs: () => number = Date.now,
-  ) {
-    this.#perMs = limitPerMinute / 60_000;
-  }
+  ) {}
 
   get enabled(): boolean {
     return this.limitPerMinute > 0;
   }
 
-  async take(key: string): Promise<RateDecision> {
+  async take(key: string, limit = this.limitPerMinute): Promise<RateDecision> {
     const now = this.nowMs();
-    const limit = this.limitPerMinute;
-    const b = this.#buckets.get(key) ?? { tokens: limit, updatedMs: now };
-    b.tokens = Math.min(limit, b.tokens + (now - b.updatedMs) * this.#perMs);
+    const b = this.#buckets.get(key) ?? { tokens: limit, updatedMs: now, limit };
+    b.tokens = Math.min(limit, b.tokens + ((now - b.updatedMs) * limit) / 60_000);
     b.updatedMs = now;
     const allowed = b.tokens >= 1;
     if (allowed) b.tokens -= 1;
@@ -76,7 +75,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   #prune(now: number): void {
     for (const [k, b] of this.#buckets) {
-      if (b.tokens + (now - b.updatedMs) * this.#perMs >= this.limitPerMinute) this.#buckets.delete(k);
+      if (b.tokens + ((now - b.updatedMs) * b.limit) / 60_000 >= b.limit) this.#buckets.delete(k);
     }
   }
 }

@@ -7,29 +7,21 @@ import { PgRateLimiter } from '../../kernel/store/postgres/pg-rate-limiter.js';
 export const PREVIEWS_PER_MINUTE = 60;
 
 export class FormRateLimits {
-  /** One limiter per per-minute figure: a bucket's refill rate is its limiter's. */
-  readonly #limiters = new Map<number, RateLimiter>();
+  /** One limiter for every form's buckets, each taken with its own per-minute figure. */
+  readonly #limiter: RateLimiter;
   #lastPrune = Date.now();
 
-  constructor(private readonly databaseUrl: string | undefined) {}
-
-  #limiter(perMinute: number): RateLimiter {
-    let limiter = this.#limiters.get(perMinute);
-    if (!limiter) {
-      // One connection each is enough: a take is one statement; forms share a handful of figures.
-      limiter = this.databaseUrl ? new PgRateLimiter(this.databaseUrl, perMinute, { poolSize: 1 }) : new MemoryRateLimiter(perMinute);
-      this.#limiters.set(perMinute, limiter);
-    }
-    return limiter;
+  constructor(databaseUrl: string | undefined) {
+    // One connection is enough: a take is one statement. The limiter's own figure is unused (every take names one).
+    this.#limiter = databaseUrl ? new PgRateLimiter(databaseUrl, PREVIEWS_PER_MINUTE, { poolSize: 1 }) : new MemoryRateLimiter(PREVIEWS_PER_MINUTE);
   }
 
   async #take(key: string, perMinute: number): Promise<RateDecision> {
-    const decision = await this.#limiter(perMinute).take(`${key}:${perMinute}`);
+    // A form's figure can change (PATCH): the bucket is the figure's, so a new figure starts a full bucket.
+    const decision = await this.#limiter.take(`${key}:${perMinute}`, perMinute);
     if (Date.now() - this.#lastPrune > 60_000) {
       this.#lastPrune = Date.now();
-      // On PostgreSQL they share one table: one prune empties it of full buckets for all.
-      const limiters = [...this.#limiters.values()];
-      for (const l of this.databaseUrl ? limiters.slice(0, 1) : limiters) void l.prune().catch(() => undefined);
+      void this.#limiter.prune().catch(() => undefined);
     }
     return decision;
   }
@@ -42,8 +34,7 @@ export class FormRateLimits {
     return this.#take(`form-preview:${formId}`, PREVIEWS_PER_MINUTE);
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.#limiters.values()].map((l) => l.close()));
-    this.#limiters.clear();
+  close(): Promise<void> {
+    return this.#limiter.close();
   }
 }

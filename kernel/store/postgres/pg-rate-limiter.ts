@@ -56,8 +56,7 @@ export class PgRateLimiter implements RateLimiter {
     return this.limitPerMinute > 0;
   }
 
-  async take(key: string): Promise<RateDecision> {
-    const limit = this.limitPerMinute;
+  async take(key: string, limit = this.limitPerMinute): Promise<RateDecision> {
     const { rows } = await this.#pool.query<{ tokens: number; allowed: boolean }>(TAKE_SQL, [key, limit, limit / 60]);
     return rateDecision(limit, rows[0]!.tokens, rows[0]!.allowed);
   }
