@@ -60,10 +60,12 @@ if (!existsSync(marker) || readFileSync(marker, 'utf8') !== lockHash) {
   say('installing npm packages (npm ci)');
   // `npm ci` refuses a lock that lacks the other platforms' prebuilt binaries of a native package
   // (a registry mirror without them); `npm install` then installs the same pinned versions.
-  const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
+  // onnxruntime-node's install script would download GPU providers from GitHub; its CPU binaries ship in the package.
+  const npmEnv = { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip' };
+  const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit', env: npmEnv });
   if (ci.status !== 0) {
     say('npm ci failed; installing with npm install (same lock, this platform only)');
-    run('npm', ['install', '--no-audit', '--no-fund']);
+    run('npm', ['install', '--no-audit', '--no-fund'], { env: npmEnv });
   }
   writeFileSync(marker, lockHash);
 } else {
