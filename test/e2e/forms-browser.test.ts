@@ -2,6 +2,7 @@
 // and changing, one invalid value (error summary shown and focused, values kept), fixed, sent, the download link
 // awaited and the PDF read back with pdftotext; the same path with JavaScript off; axe-core finds no WCAG 2.1 A/AA
 // violation on the form and its error state; the keyboard reaches every input and the send button.
+// test-stores: once (the page in a browser; forms and records in both stores are tested by forms-api.test and forms-page.test).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,5 @@
 // POST /tools/convert/image-to-pdf through HTTP: pages, sizes and embedded images read back with poppler (pdfinfo, pdfimages, pdftoppm).
+// test-stores: once (image conversion; its jobs and files reach the store as files.test's and pdf-tools.test's do).
 import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

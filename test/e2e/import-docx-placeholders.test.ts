@@ -1,5 +1,6 @@
 // POST /import/docx/file on a Word template made by python-docx: {{name}} / ${name} placeholders (one split across runs)
 // become live variables listed in the report, render with their values (read back with pdftotext), or stay literal on request.
+// test-stores: once (DOCX placeholders; its jobs and files reach the store as files.test's do).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -1,5 +1,6 @@
 // POST /import/docx/file through HTTP: DOCX files made by LibreOffice, by Quire's own DOCX target (round trip) and by hand
 // (Word features, hostile packages); the returned document is rendered to PDF and read back with pdfjs. Placeholders: import-docx-placeholders.test.ts.
+// test-stores: once (DOCX reading; its jobs and files reach the store as files.test's do).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';

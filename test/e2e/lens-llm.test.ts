@@ -3,6 +3,7 @@
 // document text, key), answers used when they pass the checks, values not in the document dropped, every
 // failure falling back to the built-in engine with its reason, the URL policy without the private-address
 // opt-in, and the key never showing in results, API responses or logs.
+// test-stores: once (the LLM endpoint's use; Lens jobs reach the store as lens.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';

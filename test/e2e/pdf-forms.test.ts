@@ -1,4 +1,5 @@
 // POST /tools/pdf/fill-form on a LibreOffice-exported AcroForm, read back with pdfjs (field values), poppler (appearance text) and qpdf.
+// test-stores: once (AcroForm filling; its jobs and files reach the store as files.test's and pdf-tools.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, OWNER_KEY, cleanup, type RunningServer } from '../helpers/quire-server.js';

@@ -1,4 +1,5 @@
 // POST /tools/pdf/metadata: reading (no output file) and setting (a new file), compared with what poppler's pdfinfo and pdfjs read.
+// test-stores: once (PDF metadata; its jobs and files reach the store as files.test's and pdf-tools.test's do).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';

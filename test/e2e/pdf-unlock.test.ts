@@ -1,4 +1,5 @@
 // POST /tools/pdf/unlock on files qpdf encrypted (RC4-40, RC4-128, AES-128, AES-256), checked with poppler and qpdf.
+// test-stores: once (qpdf decryption; its jobs and files reach the store as files.test's and pdf-tools.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, OWNER_KEY, cleanup, type RunningServer, useServer } from '../helpers/quire-server.js';

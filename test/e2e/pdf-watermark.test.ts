@@ -1,4 +1,5 @@
 // POST /tools/pdf/watermark: text and image watermarks, checked with pdfjs (text and its angle), poppler (text, rendered pixels) and qpdf.
+// test-stores: once (watermark drawing; its jobs and files reach the store as files.test's and pdf-tools.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createRequire } from 'node:module';

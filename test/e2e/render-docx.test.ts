@@ -1,6 +1,7 @@
 // DOCX output end to end: POST /render and POST /render/markdown with document.type docx → poll → download,
 // read back by python-docx (styles, tables, sections, core properties), by LibreOffice (DOCX → PDF → text)
 // and by reading the package's XML parts (Office Math, numbering, fields), never by the code that wrote it.
+// test-stores: once (DOCX output read back; its jobs reach the store as render.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import JSZip from 'jszip';

@@ -1,6 +1,7 @@
 // Page images end to end: POST /render/images and POST /render/markdown/images → poll → download, the PNG, JPEG
 // and ZIP bytes read back by hand-parsed headers, node:zlib, pdfjs's JPEG decoder, unzip and poppler.
 // Longer than 400 lines: one started server serves every page-image test (formats, page selection, DPI, ZIPs).
+// test-stores: once (page images read back; its jobs reach the store as render.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,6 @@
 // Extended Markdown over HTTP: POST /render/validate/markdown and POST /render/markdown against a started server,
 // the PDFs read back by poppler (pdftotext, pdfinfo, pdffonts) and the style presets compared with golden images.
+// test-stores: once (Extended Markdown rendering and validation; its jobs reach the store as render.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';

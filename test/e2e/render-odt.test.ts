@@ -3,6 +3,7 @@
 // pages, meta; formula objects and every XML part through Python's own XML parser), by LibreOffice
 // (ODT → PDF → pdftotext, pdfinfo) and by the zip's own bytes — never by the code that wrote it.
 // Longer than 400 lines: one started server serves every ODT structure test, each read back with odfpy and LibreOffice.
+// test-stores: once (ODT output read back; its jobs reach the store as render.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';

@@ -1,6 +1,7 @@
 // Images fetched over https at render time: drawn when they pass, and held to the upload's checks (type by
 // content, pixel limits against decompression bombs, safe SVG, size) when they do not. The image server is an
 // https server on loopback with a throw-away certificate that the Quire process trusts via NODE_EXTRA_CA_CERTS.
+// test-stores: once (image fetching and its checks; its jobs reach the store as render.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
