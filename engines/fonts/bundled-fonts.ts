@@ -17,13 +17,37 @@ const BUNDLED: Record<string, string[]> = {
   'noto-emoji': ['400Regular/NotoEmoji_400Regular.ttf'],
 };
 
-/** Absolute paths of the bundled font files. */
-export function bundledFontFiles(): string[] {
+/**
+ * The fonts of further scripts (docs/rendering.md, "Scripts and fonts"). Regular and Bold only: the packages have
+ * no italics (Typst slants the regular). The CJK files are 5–10 MB each: they are handed to the compilers as paths,
+ * read when a document first needs the script, never as bytes into every thread (see scriptFontFiles).
+ */
+const SCRIPT_FONTS: Record<string, string[]> = {
+  'noto-sans-thai': ['400Regular/NotoSansThai_400Regular.ttf', '700Bold/NotoSansThai_700Bold.ttf'],
+  'noto-sans-devanagari': ['400Regular/NotoSansDevanagari_400Regular.ttf', '700Bold/NotoSansDevanagari_700Bold.ttf'],
+  'noto-sans-sc': ['400Regular/NotoSansSC_400Regular.ttf', '700Bold/NotoSansSC_700Bold.ttf'],
+  'noto-sans-tc': ['400Regular/NotoSansTC_400Regular.ttf', '700Bold/NotoSansTC_700Bold.ttf'],
+  'noto-sans-jp': ['400Regular/NotoSansJP_400Regular.ttf', '700Bold/NotoSansJP_700Bold.ttf'],
+  'noto-sans-kr': ['400Regular/NotoSansKR_400Regular.ttf', '700Bold/NotoSansKR_700Bold.ttf'],
+};
+
+/** Absolute paths of the bundled font files of the Latin, Greek, Cyrillic, Hebrew and Arabic families and emoji. */
+export function coreFontFiles(): string[] {
   return Object.entries(BUNDLED).flatMap(([pkg, names]) => names.map((f) => bundledFontFile(pkg, f)));
+}
+
+/** Absolute paths of the bundled font files of the other scripts (Thai, Devanagari, Chinese, Japanese, Korean). */
+export function scriptFontFiles(): string[] {
+  return Object.entries(SCRIPT_FONTS).flatMap(([pkg, names]) => names.map((f) => bundledFontFile(pkg, f)));
+}
+
+/** Absolute paths of every bundled font file: for compilers that read a file only when a document uses it. */
+export function bundledFontFiles(): string[] {
+  return [...coreFontFiles(), ...scriptFontFiles()];
 }
 
 /** Absolute path of one bundled font file: `pkg` as in BUNDLED (e.g. `noto-sans`), `file` one of its entries. */
 export function bundledFontFile(pkg: string, file: string): string {
-  if (!BUNDLED[pkg]?.includes(file)) throw new Error(`${pkg}/${file} is not a bundled font file.`);
+  if (!(BUNDLED[pkg] ?? SCRIPT_FONTS[pkg])?.includes(file)) throw new Error(`${pkg}/${file} is not a bundled font file.`);
   return path.join(path.dirname(require.resolve(`@expo-google-fonts/${pkg}/package.json`)), file);
 }

@@ -7,7 +7,9 @@ import { qrSvg } from '../graphics/qr-svg.js';
 import { barcodeSvg } from '../graphics/barcode-svg.js';
 import { latexToTypst } from './latex-to-typst.js';
 import { cslToHayagriva, citationStyleName } from './csl-hayagriva.js';
-import { fontStack, MONO_STACK } from '../fonts/pdf-fonts.js';
+import { fontStack, monoStack } from '../fonts/pdf-fonts.js';
+import { documentCjkVariant, type CjkVariant } from '../fonts/scripts.js';
+import { documentStrings } from '../fonts/glyph-coverage.js';
 import { wordsFor } from '../../document/locale-words.js';
 import { anchorIds, headingLevel, mapListItems, rowCells, visitElement, type ElementHandlers } from '../../document/element-visitor.js';
 import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLength as length, parseLocale, plainChartText, renderEach, substitute, tableStyle, variableText, type LoadedImage } from '../render-input.js';
@@ -48,6 +50,8 @@ class Builder {
   readonly #colors;
   readonly #locale;
   readonly #words;
+  /** Which CJK glyph forms come first in every font list (docs/rendering.md, "Scripts and fonts"). */
+  readonly #cjk: CjkVariant;
 
   constructor(
     private readonly doc: DocumentJson,
@@ -57,6 +61,9 @@ class Builder {
     this.#colors = documentColors(this.#defaults);
     this.#locale = parseLocale(this.#defaults.locale);
     this.#words = wordsFor(this.#locale.lang);
+    this.#cjk = documentCjkVariant(this.#defaults.locale, function* () {
+      for (const s of documentStrings(doc)) yield s.text;
+    });
   }
 
   build(_options: { fontDirsUsed?: boolean }): TypstInput {
@@ -101,9 +108,10 @@ class Builder {
         keywords: (d.keywords ?? []).map((k) => this.#plain(k)),
       },
       lang: locale.lang,
-      region: locale.region,
+      // zh-Hant without a region: Typst's Traditional Chinese conventions (quotes, punctuation) are those of zh-TW.
+      region: locale.region ?? (locale.lang === 'zh' && this.#cjk === 'TC' ? 'tw' : null),
       page: { paper: PAPER[d.size ?? 'A4'], flipped: d.orientation === 'landscape', margin },
-      fonts: { body: fontStack(fonts.family), mono: MONO_STACK },
+      fonts: { body: fontStack(fonts.family, this.#cjk), mono: monoStack(this.#cjk) },
       style: {
         fontSize: fonts.size ?? 10.5,
         leading: Math.max(0.1, lineHeight - 0.75),
@@ -215,7 +223,7 @@ class Builder {
   /** What quire.typ draws for each element. */
   readonly #typst: ElementHandlers<Record<string, unknown> | null, string> = {
     heading: (el) => ({ t: 'heading', level: headingLevel(el), c: this.#inline(el.text), id: el.id ?? null, align: el.align ?? null }),
-    text: (el) => ({ t: 'par', c: this.#inline(el.text), align: el.align ?? null, style: el.style ? { ...el.style, fonts: el.style.fontFamily ? fontStack(el.style.fontFamily) : null } : null }),
+    text: (el) => ({ t: 'par', c: this.#inline(el.text), align: el.align ?? null, style: el.style ? { ...el.style, fonts: el.style.fontFamily ? fontStack(el.style.fontFamily, this.#cjk) : null } : null }),
     list: (el) => ({ t: 'list', ordered: el.ordered ?? false, start: el.start ?? 1, items: this.#listItems(el.items) }),
     table: (el, path) => this.#table(el, path),
     image: (el, path) => {

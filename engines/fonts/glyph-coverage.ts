@@ -1,0 +1,134 @@
+// Characters no font of the renderer can draw (GLYPH_MISSING): the document's text against the character maps of the bundled fonts.
+import { existsSync, readFileSync } from 'node:fs';
+import fontkit from '@pdf-lib/fontkit';
+import { bundledFontFile } from './bundled-fonts.js';
+import type { DocumentJson } from '../../contracts/document-json.js';
+
+/**
+ * The fonts searched, in the order of the PDF's font list; the Regular file of each (the Bold ones cover the
+ * same characters). DejaVu Sans Mono is built into the Typst compiler; its character map is read from the
+ * system copy (Debian fonts-dejavu-core, which LibreOffice needs too) when there is one.
+ */
+const FACES: Array<{ family: string; file: () => string | null }> = [
+  ...(
+    [
+      ['Noto Sans', 'noto-sans', '400Regular/NotoSans_400Regular.ttf'],
+      ['Noto Serif', 'noto-serif', '400Regular/NotoSerif_400Regular.ttf'],
+      ['JetBrains Mono', 'jetbrains-mono', '400Regular/JetBrainsMono_400Regular.ttf'],
+      ['Noto Sans Mono', 'noto-sans-mono', '400Regular/NotoSansMono_400Regular.ttf'],
+      ['Noto Sans Hebrew', 'noto-sans-hebrew', '400Regular/NotoSansHebrew_400Regular.ttf'],
+      ['Noto Sans Arabic', 'noto-sans-arabic', '400Regular/NotoSansArabic_400Regular.ttf'],
+      ['Noto Emoji', 'noto-emoji', '400Regular/NotoEmoji_400Regular.ttf'],
+    ] as const
+  ).map(([family, pkg, file]) => ({ family, file: () => bundledFontFile(pkg, file) })),
+  { family: 'DejaVu Sans Mono', file: () => (existsSync(DEJAVU_MONO) ? DEJAVU_MONO : null) },
+  ...(
+    [
+      ['Noto Sans Thai', 'noto-sans-thai', '400Regular/NotoSansThai_400Regular.ttf'],
+      ['Noto Sans Devanagari', 'noto-sans-devanagari', '400Regular/NotoSansDevanagari_400Regular.ttf'],
+      ['Noto Sans SC', 'noto-sans-sc', '400Regular/NotoSansSC_400Regular.ttf'],
+      ['Noto Sans TC', 'noto-sans-tc', '400Regular/NotoSansTC_400Regular.ttf'],
+      ['Noto Sans JP', 'noto-sans-jp', '400Regular/NotoSansJP_400Regular.ttf'],
+      ['Noto Sans KR', 'noto-sans-kr', '400Regular/NotoSansKR_400Regular.ttf'],
+    ] as const
+  ).map(([family, pkg, file]) => ({ family, file: () => bundledFontFile(pkg, file) })),
+];
+const DEJAVU_MONO = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf';
+
+/** The families searched, for messages. */
+export const SEARCHED_FAMILIES = FACES.map((f) => f.family);
+
+/** Each face's code points, sorted; read when a character first gets that far down the list (a Latin text reads one file). */
+const cmaps: Array<Uint32Array | undefined> = [];
+
+function cmap(i: number): Uint32Array {
+  let points = cmaps[i];
+  if (!points) {
+    const file = FACES[i]!.file();
+    points = file ? Uint32Array.from(fontkit.create(readFileSync(file)).characterSet).sort() : new Uint32Array();
+    cmaps[i] = points;
+  }
+  return points;
+}
+
+function has(points: Uint32Array, cp: number): boolean {
+  let lo = 0;
+  let hi = points.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = points[mid]!;
+    if (v === cp) return true;
+    if (v < cp) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * Characters that need no glyph of their own: spaces, controls, format characters (joiners, direction marks,
+ * soft hyphen), variation selectors, emoji skin-tone modifiers and tag characters are shaped into their neighbours.
+ */
+const NO_GLYPH = /[\s\p{Cc}\p{Cf}\p{Cs}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}\u{1F3FB}-\u{1F3FF}\u{E0020}-\u{E007F}]/u;
+const PLAIN = /^[\x20-\x7E\t\n\r]*$/;
+const covered = new Map<number, boolean>();
+
+/** Whether some searched font has a glyph for the code point. */
+export function canDraw(cp: number): boolean {
+  let known = covered.get(cp);
+  if (known === undefined) {
+    known = false;
+    for (let i = 0; i < FACES.length && !known; i++) known = has(cmap(i), cp);
+    // Bounded: a document of many distinct characters must not grow the thread's memory without limit.
+    if (covered.size < 100_000) covered.set(cp, known);
+  }
+  return known;
+}
+
+/** The characters of `text` no searched font draws, each once, in order of appearance. */
+export function missingCharacters(text: string): string[] {
+  if (PLAIN.test(text)) return [];
+  const missing = new Set<string>();
+  for (const ch of text) {
+    if (ch.charCodeAt(0) < 0x7f || NO_GLYPH.test(ch)) continue;
+    if (!canDraw(ch.codePointAt(0)!)) missing.add(ch);
+  }
+  return [...missing];
+}
+
+/** Keys whose strings are not printed as text: identifiers, addresses, and LaTeX (math has its own fonts). */
+const NOT_TEXT = new Set(['type', 'id', 'src', 'href', 'url', 'latex', 'anchor', 'format', 'color', 'align']);
+
+/** Each printed string of the document with its path (`sections[0].content[2].text`, `variables.name`). */
+export function* documentStrings(doc: DocumentJson): Generator<{ path: string; text: string }> {
+  yield* walk(doc, '');
+}
+
+function* walk(value: unknown, path: string): Generator<{ path: string; text: string }> {
+  if (typeof value === 'string') yield { path, text: value };
+  else if (Array.isArray(value)) for (let i = 0; i < value.length; i++) yield* walk(value[i], `${path}[${i}]`);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) if (!NOT_TEXT.has(k)) yield* walk(v, path ? `${path}.${k}` : k);
+  }
+}
+
+/** One place with characters no font draws. */
+export interface MissingGlyphs {
+  path: string;
+  characters: string[];
+}
+
+/** Every string of the document with characters no searched font draws. */
+export function missingGlyphs(doc: DocumentJson): MissingGlyphs[] {
+  const found: MissingGlyphs[] = [];
+  for (const { path, text } of documentStrings(doc)) {
+    const characters = missingCharacters(text);
+    if (characters.length) found.push({ path, characters });
+  }
+  return found;
+}
+
+/** The message of one GLYPH_MISSING finding: the characters (with their code points) and the fonts tried. */
+export function glyphMissingMessage(m: MissingGlyphs): string {
+  const chars = m.characters.map((c) => `"${c}" (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ');
+  return `no available font can draw ${chars}; they print as empty boxes. Fonts tried: ${SEARCHED_FAMILIES.join(', ')}`;
+}
