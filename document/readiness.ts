@@ -36,6 +36,7 @@ export const READINESS_CODES = {
   UNDEFINED_CITATION: { severity: 'warning', when: '`@[key]` where no item of `citations` has the `id` `key`' },
   UNDEFINED_ABBREVIATION: { severity: 'warning', when: '`~KEY~` where `abbreviations` has no `KEY`' },
   UNKNOWN_VARIABLE: { severity: 'warning', when: '`{{name}}` / `${name}` where `variables` has no `name`' },
+  GLYPH_MISSING: { severity: 'warning', when: 'characters that no available font can draw (they print as empty boxes); an error under any PDF/A or PDF/UA profile, whose render fails on them' },
   PDF_PROFILE_NOT_APPLICABLE: { severity: 'warning', when: 'a pdfProfile other than `standard` for a `docx` or `odt` document: it applies to PDF output only' },
 } as const satisfies Record<string, { severity: Severity; pdfua?: Severity; when: string }>;
 export type ReadinessCode = keyof typeof READINESS_CODES;
@@ -43,8 +44,18 @@ export type ReadinessCode = keyof typeof READINESS_CODES;
 /** Points a severity costs in `score`; the score is 100 minus these, never below 0. */
 export const SCORE_PENALTY: Record<Severity, number> = { error: 20, warning: 5, info: 1 };
 
-/** Checks a valid document (see validateDocument) for the given profile; deterministic for a given `now`. */
-export function checkReadiness(doc: DocumentJson, pdfProfile: PdfProfile, now: Date): ReadinessReport {
+/** Text no available font can draw: found by the caller, which knows the fonts (engines/fonts/glyph-coverage.ts). */
+export interface GlyphFinding {
+  /** Path in the document (`sections[0].content[1].text`). */
+  path: string;
+  message: string;
+}
+
+/**
+ * Checks a valid document (see validateDocument) for the given profile; deterministic for a given `now`.
+ * `glyphs`: the document's GLYPH_MISSING findings, errors under a PDF/A or PDF/UA profile.
+ */
+export function checkReadiness(doc: DocumentJson, pdfProfile: PdfProfile, now: Date, glyphs: GlyphFinding[] = []): ReadinessReport {
   const issues: ReadinessIssue[] = [];
   const pdfua = pdfProfile === 'pdfua-1';
   const add = (code: ReadinessCode, path: string, message: string, suggestion: string) => {
@@ -126,6 +137,10 @@ export function checkReadiness(doc: DocumentJson, pdfProfile: PdfProfile, now: D
   const refs = scanReferences(doc);
   for (const e of [...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations, ...refs.unknownVariables]) {
     add(e.code as ReadinessCode, `config.${e.path}`, capitalize(e.message), REFERENCE_SUGGESTIONS[e.code] ?? 'Fix the reference.');
+  }
+
+  for (const g of glyphs) {
+    issues.push({ code: 'GLYPH_MISSING', severity: pdfProfile === 'standard' ? 'warning' : 'error', path: `config.${g.path}`, message: capitalize(g.message), suggestion: 'Remove or replace the characters, or have the operator add a font that has them (settings.fontDirs of render-pdf).' });
   }
 
   const errors = issues.filter((x) => x.severity === 'error').length;

@@ -11,6 +11,7 @@ import type { DocumentRecord } from '../kernel/model.js';
 import type { Issue } from '../document/markdown/index.js';
 import { hasBlockRefs, spliceBlocks } from '../document/block-refs.js';
 import { blockErrors, type BlockInsertion, type InsertionPurpose } from './block-insertion.js';
+import { glyphMissingMessage, missingGlyphs } from '../engines/fonts/glyph-coverage.js';
 
 export interface CheckedDocument {
   /** The document with the preset beneath its defaults and the schema defaults filled in: what a renderer takes. */
@@ -66,6 +67,19 @@ export async function checkWithBlocks(orgId: string, valid: DocumentJson, strict
   const strictFindings = at([...refs.brokenReferences, ...refs.undefinedCitations, ...refs.undefinedAbbreviations]);
   if (strict && strictFindings.length) throw new HttpError('VALIDATION_FAILED', `Strict mode: ${errorSummary(strictFindings)}.`, strictFindings);
   return { document, warnings };
+}
+
+/**
+ * GLYPH_MISSING: each place with characters no bundled font can draw (they would print as empty boxes). A
+ * warning of the render; with strict, a 422. The render job fails on them under a PDF/A or PDF/UA profile.
+ */
+export function glyphFindings(document: DocumentJson, strict: boolean, prefix: string): FieldError[] {
+  const found = placed(
+    missingGlyphs(document).map((m) => ({ path: m.path, message: glyphMissingMessage(m), code: 'GLYPH_MISSING' })),
+    prefix,
+  );
+  if (strict && found.length) throw new HttpError('VALIDATION_FAILED', `Strict mode: ${errorSummary(found)}.`, found);
+  return found;
 }
 
 function placed(errors: FieldError[], prefix: string): FieldError[] {

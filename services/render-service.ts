@@ -21,7 +21,7 @@ import type { TObject } from '@sinclair/typebox';
 import type { DocumentRecord, JobRecord, WebhookConfig } from '../kernel/model.js';
 import type { RenderDocument } from '../contracts/documents.js';
 import { DocumentImages } from './document-images.js';
-import { checkDocumentConfig, checkWithBlocks, isObject, locatedIssue, publicIssue, savedDocument } from './document-check.js';
+import { checkDocumentConfig, checkWithBlocks, glyphFindings, isObject, locatedIssue, publicIssue, savedDocument } from './document-check.js';
 import { BlockInsertion } from './block-insertion.js';
 import { hasBlockRefs } from '../document/block-refs.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
@@ -139,7 +139,7 @@ export class RenderService {
     if (webhook) this.jobs.checkWebhook(webhook);
 
     const { document: doc, warnings: findings } = await checkDocumentConfig(this.store, orgId, config, stylePresetId, strict, { insertion: this.blocks, purpose: 'render' });
-    return this.#plan(orgId, doc, pdfProfile, webhook, findings, what, image, extra);
+    return this.#plan(orgId, doc, pdfProfile, webhook, [...findings, ...glyphFindings(doc, strict, 'config.')], what, image, extra);
   }
 
   /** The Markdown and its settings become a document, rendered like `create` (a body of MarkdownRenderRequestSchema). */
@@ -167,6 +167,7 @@ export class RenderService {
       doc = inserted.document;
       warnings = uniqueIssues([...warnings, ...inserted.warnings]);
     }
+    warnings = [...warnings, ...glyphFindings(doc, strict, '')];
     if (request.webhook) this.jobs.checkWebhook(request.webhook as WebhookConfig);
     return this.#admit(orgId, await this.#plan(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, warnings, what, image));
   }

@@ -8,6 +8,7 @@ import type { DocumentJson } from '../../contracts/document-json.js';
 import { buildTypstInput, type LoadedImage } from './typst-data.js';
 import { bundledFontFiles } from '../fonts/bundled-fonts.js';
 import { BUNDLED_FAMILIES, fontStack } from '../fonts/pdf-fonts.js';
+import { glyphMissingMessage, missingGlyphs } from '../fonts/glyph-coverage.js';
 import type { PdfCompliance, PdfProfile, RenderJobInput, RenderWarning } from '../../contracts/render.js';
 
 /** What one compile needs: a render job's input (the validated document, the PDF flavour, the job's time: the PDF's date). */
@@ -103,7 +104,7 @@ export interface CompiledPdf {
 
 /**
  * Compiles the job's document (checked against its PDF profile first) with the images the kernel loaded.
- * Fails with PluginError PROFILE_UNMET or RENDER_FAILED.
+ * Fails with PluginError PROFILE_UNMET, GLYPH_MISSING or RENDER_FAILED.
  */
 export function compileDocument(input: WorkerInput<CompileParams>): CompiledPdf {
   const doc = input.params.document as unknown as DocumentJson;
@@ -112,6 +113,7 @@ export function compileDocument(input: WorkerInput<CompileParams>): CompiledPdf 
   if (problems.length) {
     throw new PluginError('PROFILE_UNMET', `The document cannot meet ${profile}: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`, { problems });
   }
+  checkGlyphs(doc, profile, input.settings);
   const images = new Map<string, LoadedImage>();
   for (const f of input.files) images.set(f.filename, { bytes: f.bytes, mimeType: f.mimeType });
   const { data, files } = buildTypstInput(doc, images);
@@ -145,6 +147,20 @@ export function profileProblems(doc: DocumentJson, profile: PdfProfile): Array<{
   return checkReadiness(doc, profile, new Date(0))
     .issues.filter((i) => i.severity === 'error')
     .map((i) => ({ path: i.path, message: `${i.message} PDF/UA-1 requires it: ${i.suggestion}` }));
+}
+
+/**
+ * PDF/A and PDF/UA require every character to be drawn from an embedded font: a character no font has fails
+ * the job with GLYPH_MISSING, every place listed (the render request already warned about each). Without a
+ * profile the job completes, with the request's GLYPH_MISSING warnings. Skipped when the operator added font
+ * folders: their fonts may have the character, and Typst itself still refuses a PDF/A it cannot draw.
+ */
+function checkGlyphs(doc: DocumentJson, profile: PdfProfile, settings: Record<string, unknown>): void {
+  if (profile === 'standard' || (Array.isArray(settings.fontDirs) && settings.fontDirs.length)) return;
+  const missing = missingGlyphs(doc);
+  if (!missing.length) return;
+  const problems = missing.map((m) => ({ path: `config.${m.path}`, message: glyphMissingMessage(m) }));
+  throw new PluginError('GLYPH_MISSING', `The document cannot meet ${profile}, which needs every character drawn from an embedded font: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}.`, { problems });
 }
 
 /** Families the document asks for that are neither bundled nor possibly in the operator's font folders. */

@@ -28,6 +28,7 @@ export default definePlugin({
     pool: { maxThreads: 2, maxQueue: 32, memoryMb: 768, timeoutMs: 180_000, maxBacklog: 500, recycleAfter: 200 },
     errors: {
       PROFILE_UNMET: 'The document cannot meet the requested PDF profile; every offending path is listed.',
+      GLYPH_MISSING: 'Under a PDF/A or PDF/UA profile: characters no available font can draw; every place, the characters and the fonts tried are listed.',
       RENDER_FAILED: 'The Typst compiler refused the document; the message says why.',
       ...PAGE_SELECTION_ERRORS,
       IMAGE_TOO_LARGE: 'The selected pages at the requested dpi exceed the pixel limits (100 megapixels a page, 500 in all); the message gives the figures.',

@@ -30,6 +30,7 @@ export default definePlugin({
     errors: {
       INVALID_DOCUMENT: 'The document cannot be rendered as given (a field names what to change).',
       PROFILE_UNMET: 'The document cannot meet the requested PDF profile; every offending path is listed.',
+      GLYPH_MISSING: 'Under a PDF/A or PDF/UA profile: characters no available font can draw; every place, the characters and the fonts tried are listed.',
       RENDER_FAILED: 'The Typst compiler refused the document; the message says why.',
     },
   },

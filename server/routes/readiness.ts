@@ -6,6 +6,7 @@ import { validateDocument } from '../../document/validator.js';
 import { WebhookSchema } from '../../contracts/common.js';
 import { PdfProfileSchema, ReadinessReportSchema, ReadinessRequestSchema } from '../../contracts/readiness.js';
 import { checkReadiness, prefixConfigErrors } from '../../document/readiness.js';
+import { glyphMissingMessage, missingGlyphs } from '../../engines/fonts/glyph-coverage.js';
 import type { PdfProfile } from '../../contracts/render.js';
 import type { RouteContext, RouteDefinition } from '../context.js';
 import { sendJson } from '../problem.js';
@@ -34,7 +35,8 @@ async function readiness(ctx: RouteContext<Envelope>): Promise<void> {
     const errors = prefixConfigErrors(checked.errors);
     throw new HttpError('VALIDATION_FAILED', `config is not a valid document: ${errors.length} error${errors.length === 1 ? '' : 's'}, first ${errors[0]!.path} ${errors[0]!.message}.`, errors);
   }
-  sendJson(ctx.res, 200, checkReadiness(checked.document!, body.pdfProfile ?? 'standard', kernel.clock.now()));
+  const glyphs = missingGlyphs(checked.document!).map((m) => ({ path: m.path, message: glyphMissingMessage(m) }));
+  sendJson(ctx.res, 200, checkReadiness(checked.document!, body.pdfProfile ?? 'standard', kernel.clock.now(), glyphs));
 }
 
 export function readinessRoutes(): RouteDefinition[] {
