@@ -16,6 +16,9 @@ const DEBIAN_PACKAGES = [
   // LibreOffice: office conversions at run time; in tests, the independent reader of DOCX and ODT output.
   ['command -v soffice', 'libreoffice-writer-nogui'],
   ['/usr/bin/python3 -c "import uno"', 'python3-uno'],
+  // Chinese, Japanese and Korean for LibreOffice (DOCX/ODT converted to PDF, and the tests' reader of them): the
+  // PDF renderer has its own fonts (npm), LibreOffice sees only the system's.
+  ['test -e /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', 'fonts-noto-cjk'],
   // Independent readers of DOCX and ODT output in the tests (Debian's Python, not the one on PATH).
   ['/usr/bin/python3 -c "import docx"', 'python3-docx'],
   ['/usr/bin/python3 -c "import odf.opendocument"', 'python3-odf'],

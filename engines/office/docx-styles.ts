@@ -8,22 +8,32 @@ import { halfPoints, hex, twipsFromPt, type ListDefinition } from './docx-contex
 const CODE_BLOCK_FILL = 'F7F7F7';
 const CODE_INLINE_FILL = 'F2F2F2';
 
+/**
+ * The run font of body text: one name for every kind of text, or (in a document with CJK or complex-script text)
+ * w:eastAsia and w:cs naming the fonts of those scripts, so that Word and LibreOffice pick them.
+ */
+function bodyRunFont(s: OfficeDocument['styles']): string | { ascii: string; hAnsi: string; eastAsia: string; cs: string } {
+  if (s.asianFont === s.bodyFont && s.complexFont === s.bodyFont) return s.bodyFont;
+  return { ascii: s.bodyFont, hAnsi: s.bodyFont, eastAsia: s.asianFont, cs: s.complexFont };
+}
+
 export function docxStyles(doc: OfficeDocument): IStylesOptions {
   const s = doc.styles;
+  const font = bodyRunFont(s);
   const muted = hex(s.colors.muted);
   // Line height is a multiple of the font size in the model; "at least" keeps inline math and images from being clipped.
   const line = twipsFromPt(s.fontSize * s.lineHeight);
   const heading = (level: number) => {
     const h = s.headings[level - 1] ?? s.headings[s.headings.length - 1]!;
     return {
-      run: { size: halfPoints(h.size), bold: h.bold, italics: false, color: hex(h.color), font: s.bodyFont },
+      run: { size: halfPoints(h.size), bold: h.bold, italics: false, color: hex(h.color), font },
       paragraph: { spacing: { before: twipsFromPt(h.spaceBefore), after: twipsFromPt(h.spaceAfter) }, keepNext: true, keepLines: true, outlineLevel: level - 1 },
     };
   };
   return {
     default: {
       document: {
-        run: { font: s.bodyFont, size: halfPoints(s.fontSize), color: hex(s.colors.text) },
+        run: { font, size: halfPoints(s.fontSize), color: hex(s.colors.text) },
         paragraph: { spacing: { before: twipsFromPt(s.spaceBefore), after: twipsFromPt(s.spaceAfter), line, lineRule: LineRuleType.AT_LEAST } },
       },
       heading1: heading(1),

@@ -176,6 +176,10 @@ export interface OfficeDocument {
     /** Font family names, first choice first. */
     bodyFont: string;
     monoFont: string;
+    /** For Chinese, Japanese and Korean text (w:eastAsia, style:font-name-asian): the body font unless the document has CJK. */
+    asianFont: string;
+    /** For Arabic, Hebrew, Thai, Devanagari text (w:cs, style:font-name-complex): the body font unless the document has one. */
+    complexFont: string;
     /** pt */
     fontSize: number;
     /** multiple of the font size */

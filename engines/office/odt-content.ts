@@ -42,7 +42,7 @@ export class OdtContentWriter {
     const fonts = el(
       'office:font-face-decls',
       null,
-      [...new Set([this.doc.styles.bodyFont, this.doc.styles.monoFont].map(fontName))].map((f) => el('style:font-face', { 'style:name': fontName(f), 'svg:font-family': `'${fontName(f)}'` })),
+      [...new Set([this.doc.styles.bodyFont, this.doc.styles.monoFont, this.doc.styles.asianFont, this.doc.styles.complexFont].map(fontName))].map((f) => el('style:font-face', { 'style:name': fontName(f), 'svg:font-family': `'${fontName(f)}'` })),
     );
     return xmlDocument(el('office:document-content', { ...NS, 'office:version': ODF_VERSION }, fonts, this.auto.toXml(), body));
   }

@@ -21,7 +21,7 @@ export function stylesXml(doc: OfficeDocument): string {
   const fonts = el(
     'office:font-face-decls',
     null,
-    [...new Map([s.bodyFont, s.monoFont].map((f) => [fontName(f), f])).values()].map((f) =>
+    [...new Map([s.bodyFont, s.monoFont, s.asianFont, s.complexFont].map((f) => [fontName(f), f])).values()].map((f) =>
       el('style:font-face', { 'style:name': fontName(f), 'svg:font-family': fontFamily(f), 'style:font-pitch': f === s.monoFont ? 'fixed' : 'variable' }),
     ),
   );
@@ -64,8 +64,8 @@ function defaultStyles(doc: OfficeDocument): Xml {
       el('style:paragraph-properties', { 'style:writing-mode': 'page', 'style:tab-stop-distance': '1.25cm', 'fo:hyphenation-ladder-count': 'no-limit' }),
       el('style:text-properties', {
         'style:font-name': fontName(s.bodyFont),
-        'style:font-name-asian': fontName(s.bodyFont),
-        'style:font-name-complex': fontName(s.bodyFont),
+        'style:font-name-asian': fontName(s.asianFont),
+        'style:font-name-complex': fontName(s.complexFont),
         'fo:font-size': pt(s.fontSize),
         'style:font-size-asian': pt(s.fontSize),
         'style:font-size-complex': pt(s.fontSize),

@@ -8,6 +8,8 @@ import type { CslItem, DocumentJson, HeaderFooter } from '../../contracts/docume
 import { anchorIds } from '../../document/element-visitor.js';
 import { PluginError } from '../../sdk/plugin-api.js';
 import { fontStack, MONO_STACK } from '../fonts/pdf-fonts.js';
+import { officeScriptFonts } from '../fonts/scripts.js';
+import { documentStrings } from '../fonts/glyph-coverage.js';
 import { wordsFor, type Words } from '../../document/locale-words.js';
 import { DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLocale, tableStyle, type LoadedImage } from '../render-input.js';
 import { formatCitations, type CitationStyle } from './csl.js';
@@ -107,6 +109,10 @@ class Resolver {
 
     const fonts = defaults.fonts ?? {};
     const paragraph = defaults.paragraph ?? {};
+    const bodyFont = fontStack(fonts.family)[0]!;
+    const scriptFonts = officeScriptFonts(defaults.locale, function* () {
+      for (const s of documentStrings(doc)) yield s.text;
+    });
     const title = d.title !== undefined ? this.#text.plain(d.title) : null;
     return {
       meta: {
@@ -119,8 +125,10 @@ class Resolver {
       locale: defaults.locale ?? 'en-US',
       page: this.#page,
       styles: {
-        bodyFont: fontStack(fonts.family)[0]!,
+        bodyFont,
         monoFont: MONO_STACK[0]!,
+        asianFont: scriptFonts.asian ?? bodyFont,
+        complexFont: scriptFonts.complex ?? bodyFont,
         fontSize: fonts.size ?? 10.5,
         lineHeight: paragraph.lineHeight ?? 1.35,
         // Typst puts one gap between paragraphs, the larger of the two settings; Word and LibreOffice add
