@@ -1,6 +1,6 @@
 // Characters no font of the renderer can draw (GLYPH_MISSING): the document's text against the character maps of the bundled fonts.
-import { existsSync, readFileSync } from 'node:fs';
-import fontkit from '@pdf-lib/fontkit';
+import { existsSync } from 'node:fs';
+import { inRanges, readCmapRanges, type CodePointRanges } from './cmap.js';
 import { bundledFontFile } from './bundled-fonts.js';
 import type { DocumentJson } from '../../contracts/document-json.js';
 
@@ -38,30 +38,17 @@ const DEJAVU_MONO = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf';
 /** The families searched, for messages. */
 export const SEARCHED_FAMILIES = FACES.map((f) => f.family);
 
-/** Each face's code points, sorted; read when a character first gets that far down the list (a Latin text reads one file). */
-const cmaps: Array<Uint32Array | undefined> = [];
+/** Each face's covered code points; read when a character first gets that far down the list (a Latin text reads one cmap). */
+const cmaps: Array<CodePointRanges | undefined> = [];
 
-function cmap(i: number): Uint32Array {
-  let points = cmaps[i];
-  if (!points) {
+function cmap(i: number): CodePointRanges {
+  let ranges = cmaps[i];
+  if (!ranges) {
     const file = FACES[i]!.file();
-    points = file ? Uint32Array.from(fontkit.create(readFileSync(file)).characterSet).sort() : new Uint32Array();
-    cmaps[i] = points;
+    ranges = file ? readCmapRanges(file) : new Uint32Array();
+    cmaps[i] = ranges;
   }
-  return points;
-}
-
-function has(points: Uint32Array, cp: number): boolean {
-  let lo = 0;
-  let hi = points.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = points[mid]!;
-    if (v === cp) return true;
-    if (v < cp) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  return ranges;
 }
 
 /**
@@ -77,7 +64,7 @@ export function canDraw(cp: number): boolean {
   let known = covered.get(cp);
   if (known === undefined) {
     known = false;
-    for (let i = 0; i < FACES.length && !known; i++) known = has(cmap(i), cp);
+    for (let i = 0; i < FACES.length && !known; i++) known = inRanges(cmap(i), cp);
     // Bounded: a document of many distinct characters must not grow the thread's memory without limit.
     if (covered.size < 100_000) covered.set(cp, known);
   }
