@@ -9,34 +9,17 @@ import type { DocumentJson } from '../../contracts/document-json.js';
  * same characters). DejaVu Sans Mono is built into the Typst compiler; its character map is read from the
  * system copy (Debian fonts-dejavu-core, which LibreOffice needs too) when there is one.
  */
-const FACES: Array<{ family: string; file: () => string | null }> = [
-  ...(
-    [
-      ['Noto Sans', 'noto-sans', '400Regular/NotoSans_400Regular.ttf'],
-      ['Noto Serif', 'noto-serif', '400Regular/NotoSerif_400Regular.ttf'],
-      ['JetBrains Mono', 'jetbrains-mono', '400Regular/JetBrainsMono_400Regular.ttf'],
-      ['Noto Sans Mono', 'noto-sans-mono', '400Regular/NotoSansMono_400Regular.ttf'],
-      ['Noto Sans Hebrew', 'noto-sans-hebrew', '400Regular/NotoSansHebrew_400Regular.ttf'],
-      ['Noto Sans Arabic', 'noto-sans-arabic', '400Regular/NotoSansArabic_400Regular.ttf'],
-      ['Noto Emoji', 'noto-emoji', '400Regular/NotoEmoji_400Regular.ttf'],
-    ] as const
-  ).map(([family, pkg, file]) => ({ family, file: () => bundledFontFile(pkg, file) })),
-  { family: 'DejaVu Sans Mono', file: () => (existsSync(DEJAVU_MONO) ? DEJAVU_MONO : null) },
-  ...(
-    [
-      ['Noto Sans Thai', 'noto-sans-thai', '400Regular/NotoSansThai_400Regular.ttf'],
-      ['Noto Sans Devanagari', 'noto-sans-devanagari', '400Regular/NotoSansDevanagari_400Regular.ttf'],
-      ['Noto Sans SC', 'noto-sans-sc', '400Regular/NotoSansSC_400Regular.ttf'],
-      ['Noto Sans TC', 'noto-sans-tc', '400Regular/NotoSansTC_400Regular.ttf'],
-      ['Noto Sans JP', 'noto-sans-jp', '400Regular/NotoSansJP_400Regular.ttf'],
-      ['Noto Sans KR', 'noto-sans-kr', '400Regular/NotoSansKR_400Regular.ttf'],
-    ] as const
-  ).map(([family, pkg, file]) => ({ family, file: () => bundledFontFile(pkg, file) })),
-];
 const DEJAVU_MONO = '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf';
+const FAMILIES = ['Noto Sans', 'Noto Serif', 'JetBrains Mono', 'Noto Sans Mono', 'Noto Sans Hebrew', 'Noto Sans Arabic', 'Noto Emoji', 'DejaVu Sans Mono', 'Noto Sans Thai', 'Noto Sans Devanagari', 'Noto Sans SC', 'Noto Sans TC', 'Noto Sans JP', 'Noto Sans KR'];
+
+/** The Regular file of a bundled family: package `noto-sans-sc`, file `400Regular/NotoSansSC_400Regular.ttf`. */
+function regularFile(family: string): string | null {
+  if (family === 'DejaVu Sans Mono') return existsSync(DEJAVU_MONO) ? DEJAVU_MONO : null;
+  return bundledFontFile(family.toLowerCase().replace(/ /g, '-'), `400Regular/${family.replace(/ /g, '')}_400Regular.ttf`);
+}
 
 /** The families searched, for messages. */
-export const SEARCHED_FAMILIES = FACES.map((f) => f.family);
+export const SEARCHED_FAMILIES = FAMILIES;
 
 /** Each face's covered code points; read when a character first gets that far down the list (a Latin text reads one cmap). */
 const cmaps: Array<CodePointRanges | undefined> = [];
@@ -44,7 +27,7 @@ const cmaps: Array<CodePointRanges | undefined> = [];
 function cmap(i: number): CodePointRanges {
   let ranges = cmaps[i];
   if (!ranges) {
-    const file = FACES[i]!.file();
+    const file = regularFile(FAMILIES[i]!);
     ranges = file ? readCmapRanges(file) : new Uint32Array();
     cmaps[i] = ranges;
   }
@@ -64,7 +47,7 @@ export function canDraw(cp: number): boolean {
   let known = covered.get(cp);
   if (known === undefined) {
     known = false;
-    for (let i = 0; i < FACES.length && !known; i++) known = inRanges(cmap(i), cp);
+    for (let i = 0; i < FAMILIES.length && !known; i++) known = inRanges(cmap(i), cp);
     // Bounded: a document of many distinct characters must not grow the thread's memory without limit.
     if (covered.size < 100_000) covered.set(cp, known);
   }

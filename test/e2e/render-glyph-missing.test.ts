@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiClient } from '../helpers/api-client.js';
-import { startServer, cleanup, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
+import { useServer } from '../helpers/quire-server.js';
 import { popplerOutput } from '../helpers/poppler.js';
 import { renderAndDownload, waitForRender } from '../helpers/render-jobs.js';
 import { oneLine } from '../helpers/office-text.js';
@@ -11,18 +11,8 @@ import { oneLine } from '../helpers/office-text.js';
 const RENDER = '/api/v1/dev/render';
 type Json = Record<string, any>;
 
-let server: RunningServer;
 let api: ApiClient;
-
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server?.stop();
-  if (server) cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ api } = started));
 
 /** Characters of a script no bundled font has: Ol Chiki and Linear B. */
 const UNSUPPORTED = 'ᱚᱞ ᱪᱤᱠᱤ 𐀀';

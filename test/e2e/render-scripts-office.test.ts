@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiClient } from '../helpers/api-client.js';
-import { startServer, cleanup, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
+import { useServer } from '../helpers/quire-server.js';
 import JSZip from 'jszip';
 import { renderAndDownload } from '../helpers/render-jobs.js';
 import { officeToPdfText, oneLine } from '../helpers/office-text.js';
@@ -12,18 +12,8 @@ import { SAMPLES, multilingual, words } from '../fixtures/scripts.js';
 const RENDER = '/api/v1/dev/render';
 type Json = Record<string, any>;
 
-let server: RunningServer;
 let api: ApiClient;
-
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server?.stop();
-  if (server) cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ api } = started));
 
 async function officeRender(type: 'docx' | 'odt'): Promise<Buffer> {
   const mime = type === 'docx' ? 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' : 'application/vnd.oasis.opendocument.text';

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ApiClient } from '../helpers/api-client.js';
-import { startServer, cleanup, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
+import { useServer } from '../helpers/quire-server.js';
 import JSZip from 'jszip';
 import { pdffontsTable, popplerOutput } from '../helpers/poppler.js';
 import { renderAndDownload } from '../helpers/render-jobs.js';
@@ -14,18 +14,8 @@ import { SAMPLES, multilingual, words } from '../fixtures/scripts.js';
 const RENDER = '/api/v1/dev/render';
 type Json = Record<string, any>;
 
-let server: RunningServer;
 let api: ApiClient;
-
-test.before(async () => {
-  server = await startServer();
-  api = new ApiClient(server.baseUrl, OWNER_KEY);
-});
-
-test.after(async () => {
-  await server?.stop();
-  if (server) cleanup(server.dataDir);
-});
+useServer(test, (started) => ({ api } = started));
 
 async function pdfText(bytes: Uint8Array): Promise<string> {
   return oneLine(await popplerOutput('pdftotext', ['-enc', 'UTF-8'], bytes));
