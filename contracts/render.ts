@@ -124,7 +124,7 @@ export const RenderJobSchema = Type.Object({
   pdfProfile: PdfProfileSchema,
   pdfCompliance: Type.Union([PdfComplianceSchema, Type.Null()], { description: 'Set when a PDF was produced.' }),
   pageCount: Type.Union([Type.Integer(), Type.Null()]),
-  warnings: Type.Array(FieldIssue, { description: 'Unresolved references and other findings that did not block the render (errors with ?strict=true).' }),
+  warnings: Type.Array(FieldIssue, { description: 'Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true).' }),
   image: Type.Union(
     [
       Type.Object({

@@ -31,7 +31,7 @@ export function markdownRoutes(): RouteDefinition[] {
         summary: 'Render Extended Markdown (temporary; output expires)',
         description:
           'Parses `content` (docs/extended-markdown.md) with its front matter; the request fields go over the front matter, and `stylePresetId` lies beneath everything. ' +
-          'Errors in the Markdown or the settings answer 400 with the path, line and column; with `?strict=true` unresolved references are errors too, otherwise warnings on the job. ' +
+          'Errors in the Markdown or the settings answer 400 with the path, line and column; with `?strict=true` unresolved references and characters no font can draw (GLYPH_MISSING) are errors too, otherwise warnings on the job. ' +
           'The job is a render job like POST /render (poll GET /render/{jobId}). Costs 1 credit, charged on completion.',
         body: MarkdownRenderRequestSchema,
         query: RENDER_CREATION_QUERY,

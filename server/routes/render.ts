@@ -58,7 +58,7 @@ export const IMAGE_ROUTE_NOTE =
   'The images are of the PDF rendering, whatever `document.type` says. One selected page gives the image file (`<filename>.png` or `.jpg`), several a ZIP (`<filename>.zip`) of `page-<n>.png` or `page-<n>.jpg`; the job `format` is PNG or JPEG. ' +
   'Malformed page specs answer 400; a page past the end of the rendered document fails the job (PAGE_OUT_OF_RANGE). Costs 1 credit, charged on completion.';
 
-export const STRICT_QUERY = { name: 'strict', description: 'Unresolved references are errors (400) instead of warnings.', schema: Type.Boolean() };
+export const STRICT_QUERY = { name: 'strict', description: 'Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING).', schema: Type.Boolean() };
 
 /** What the OpenAPI document says of every render-creating POST: its query, and its answers (202, or 200 within `?wait=`). */
 export const RENDER_CREATION_QUERY = [STRICT_QUERY, CREATE_WAIT_QUERY];
@@ -103,7 +103,7 @@ export function renderRoutes(): RouteDefinition[] {
         summary: 'Render document JSON (temporary; output expires)',
         description:
           'Validates `config` (docs/document-json.md) and creates a render job; the output format is `config.document.type`. ' +
-          'Duplicate anchors and contract errors answer 400; broken references, undefined citations and abbreviations are 400 with `?strict=true`, otherwise warnings on the job. ' +
+          'Duplicate anchors and contract errors answer 400; broken references, undefined citations and abbreviations, and characters no font can draw (GLYPH_MISSING; a failed job under a PDF/A or PDF/UA profile) are 400 with `?strict=true`, otherwise warnings on the job. ' +
           'Costs 1 credit, charged on completion.',
         body: RenderRequestSchema,
         query: RENDER_CREATION_QUERY,
