@@ -246,7 +246,7 @@ export interface paths {
         put?: never;
         /**
          * Render document JSON (temporary; output expires)
-         * @description Validates `config` (docs/document-json.md) and creates a render job; the output format is `config.document.type`. Duplicate anchors and contract errors answer 400; broken references, undefined citations and abbreviations are 400 with `?strict=true`, otherwise warnings on the job. Costs 1 credit, charged on completion.
+         * @description Validates `config` (docs/document-json.md) and creates a render job; the output format is `config.document.type`. Duplicate anchors and contract errors answer 400; broken references, undefined citations and abbreviations, and characters no font can draw (GLYPH_MISSING; a failed job under a PDF/A or PDF/UA profile) are 400 with `?strict=true`, otherwise warnings on the job. Costs 1 credit, charged on completion.
          */
         post: operations["postApiV1DevRender"];
         delete?: never;
@@ -320,7 +320,7 @@ export interface paths {
         put?: never;
         /**
          * Render Extended Markdown (temporary; output expires)
-         * @description Parses `content` (docs/extended-markdown.md) with its front matter; the request fields go over the front matter, and `stylePresetId` lies beneath everything. Errors in the Markdown or the settings answer 400 with the path, line and column; with `?strict=true` unresolved references are errors too, otherwise warnings on the job. The job is a render job like POST /render (poll GET /render/{jobId}). Costs 1 credit, charged on completion.
+         * @description Parses `content` (docs/extended-markdown.md) with its front matter; the request fields go over the front matter, and `stylePresetId` lies beneath everything. Errors in the Markdown or the settings answer 400 with the path, line and column; with `?strict=true` unresolved references and characters no font can draw (GLYPH_MISSING) are errors too, otherwise warnings on the job. The job is a render job like POST /render (poll GET /render/{jobId}). Costs 1 credit, charged on completion.
          */
         post: operations["postApiV1DevRenderMarkdown"];
         delete?: never;
@@ -3783,7 +3783,7 @@ export interface operations {
     postApiV1DevRender: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
                 /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
                 wait?: number;
@@ -3881,7 +3881,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -3953,7 +3953,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -4031,7 +4031,7 @@ export interface operations {
     postApiV1DevRenderImages: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
                 /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
                 wait?: number;
@@ -4145,7 +4145,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -4217,7 +4217,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -4359,7 +4359,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -4467,7 +4467,7 @@ export interface operations {
     postApiV1DevRenderMarkdown: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
                 /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
                 wait?: number;
@@ -4585,7 +4585,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -4657,7 +4657,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -4735,7 +4735,7 @@ export interface operations {
     postApiV1DevRenderMarkdownImages: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
                 /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
                 wait?: number;
@@ -4869,7 +4869,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -4941,7 +4941,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -5019,7 +5019,7 @@ export interface operations {
     postApiV1DevRenderValidateMarkdown: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
             };
             header?: never;
@@ -7032,7 +7032,7 @@ export interface operations {
     postApiV1DevDocuments: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
             };
             header?: {
@@ -7150,7 +7150,7 @@ export interface operations {
     postApiV1DevDocumentsMarkdown: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
             };
             header?: {
@@ -7405,7 +7405,7 @@ export interface operations {
     patchApiV1DevDocumentsDocumentId: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
             };
             header?: never;
@@ -7567,7 +7567,7 @@ export interface operations {
     patchApiV1DevDocumentsDocumentIdMarkdown: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
             };
             header?: never;
@@ -7658,7 +7658,7 @@ export interface operations {
     postApiV1DevRenderDocumentDocumentId: {
         parameters: {
             query?: {
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
                 /** @description Wait up to this many seconds (0 to 60) for the job to finish: when it does, the answer is 200 with the finished job (the body of GET /render/{jobId}: COMPLETED with its downloadUrl, or FAILED with its error); otherwise 202 as without it. 0 (the default) answers at once. */
                 wait?: number;
@@ -7781,7 +7781,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
@@ -7853,7 +7853,7 @@ export interface operations {
                             pdfVersion: string;
                         } | null;
                         pageCount: number | null;
-                        /** @description Unresolved references and other findings that did not block the render (errors with ?strict=true). */
+                        /** @description Unresolved references, characters no font can draw (GLYPH_MISSING) and other findings that did not block the render (errors with ?strict=true). */
                         warnings: {
                             path: string;
                             message: string;
