@@ -169,6 +169,11 @@ export const MarkdownImageRenderRequestSchema = Type.Object(
   { additionalProperties: false, description: 'Page images of rendered Extended Markdown: the body of POST /render/markdown plus `image`.' },
 );
 
+export const MarkdownPreviewRequestSchema = Type.Object(MARKDOWN_FIELDS, {
+  additionalProperties: false,
+  description: 'The body of POST /render/markdown, drawn at once as one page image (the editor preview); `pdfProfile` and `webhook` are accepted and ignored.',
+});
+
 export const MarkdownValidateRequestSchema = Type.Object(MARKDOWN_FIELDS, {
   additionalProperties: false,
   description: 'The body of POST /render/markdown, checked without rendering; `webhook` is accepted and ignored.',

@@ -37,6 +37,7 @@ export const ConfigFileSchema = Type.Object(
     bootstrapCredits: Type.Optional(Type.Integer({ minimum: 0 })),
     allowPrivateNetwork: Type.Optional(Type.Boolean()),
     rateLimitPerMinute: Type.Optional(Type.Integer({ minimum: 0 })),
+    previewsPerMinute: Type.Optional(Type.Integer({ minimum: 0 })),
     maxUploadBytes: Type.Optional(Type.Integer({ minimum: 1 })),
     maxImageBytes: Type.Optional(Type.Integer({ minimum: 1 })),
     maxImagePixels: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -85,6 +86,8 @@ export interface QuireConfig {
   bootstrapCredits: number;
   allowPrivateNetwork: boolean;
   rateLimitPerMinute: number;
+  /** POST /render/markdown/preview per API key per minute, a bucket of its own beside `rateLimitPerMinute`; 0: none. */
+  previewsPerMinute: number;
   maxUploadBytes: number;
   /** Limits of POST /images/upload: file size, and width × height and longest side read from the header (decompression bombs). */
   maxImageBytes: number;
@@ -147,6 +150,7 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_BOOTSTRAP_CREDITS', 'bootstrapCredits', 'int'],
   ['QUIRE_ALLOW_PRIVATE_NETWORK', 'allowPrivateNetwork', 'bool'],
   ['QUIRE_RATE_LIMIT_PER_MINUTE', 'rateLimitPerMinute', 'int'],
+  ['QUIRE_PREVIEWS_PER_MINUTE', 'previewsPerMinute', 'int'],
   ['QUIRE_MAX_UPLOAD_BYTES', 'maxUploadBytes', 'int'],
   ['QUIRE_MAX_IMAGE_BYTES', 'maxImageBytes', 'int'],
   ['QUIRE_MAX_IMAGE_PIXELS', 'maxImagePixels', 'int'],
@@ -245,6 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     bootstrapCredits: merged.bootstrapCredits ?? 10_000,
     allowPrivateNetwork: merged.allowPrivateNetwork ?? false,
     rateLimitPerMinute: merged.rateLimitPerMinute ?? 100,
+    previewsPerMinute: merged.previewsPerMinute ?? 60,
     maxUploadBytes: merged.maxUploadBytes ?? 50 * 1024 * 1024,
     maxImageBytes: merged.maxImageBytes ?? 20 * 1024 * 1024,
     maxImagePixels: merged.maxImagePixels ?? 50_000_000,

@@ -147,7 +147,7 @@ export function createServer(quire: Quire): QuireServer {
     ...imageRoutes(),
     ...readinessRoutes(),
     ...renderRoutes(),
-    ...markdownRoutes(),
+    ...markdownRoutes(quire.formRateLimits),
     ...styleRoutes(),
     ...documentRoutes(),
     ...bulkRoutes(),

@@ -155,6 +155,14 @@ export class RenderService {
   async #createFromMarkdown(orgId: string, body: MarkdownImageRequest, strict: boolean, what: string, images: boolean): Promise<JobRecord> {
     // The image settings are checked first: they are the envelope's, and cheap.
     const image = images ? imageSettings(body.image) : undefined;
+    return this.#admit(orgId, await this.planMarkdown(orgId, body, strict, what, image));
+  }
+
+  /**
+   * The Markdown request become a checked, priced render, not admitted: a job admits it, and the editor's free
+   * preview (POST /render/markdown/preview) runs it on the pool at once. `image` makes it page images.
+   */
+  async planMarkdown(orgId: string, body: MarkdownRenderRequest, strict: boolean, what: string, image?: ImageSettings): Promise<PlannedRender> {
     const { request, parsed } = await this.#parseMarkdown(orgId, body, strict);
     if (parsed.errors.length) {
       throw new HttpError('VALIDATION_FAILED', `The Markdown cannot be rendered: ${errorSummary(parsed.errors.map((i) => locatedIssue(i)))}.`, parsed.errors);
@@ -169,7 +177,7 @@ export class RenderService {
     }
     warnings = [...warnings, ...glyphFindings(doc, strict, '')];
     if (request.webhook) this.jobs.checkWebhook(request.webhook as WebhookConfig);
-    return this.#admit(orgId, await this.#plan(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, warnings, what, image));
+    return this.#plan(orgId, doc, request.pdfProfile ?? 'standard', request.webhook as WebhookConfig | undefined, warnings, what, image);
   }
 
   /** What `createFromMarkdown` would say of the same body, without rendering. */

@@ -1,5 +1,6 @@
-// Per-form budgets of the public page (submissions per minute as each form sets it, previews at a fixed rate): the
-// API's token buckets, in memory with the embedded store and in the shared table on PostgreSQL (every node one budget).
+// Per-form budgets of the public page (submissions per minute as each form sets it, previews at a fixed rate) and the
+// editor's free previews per API key (POST /render/markdown/preview): the API's token buckets, in memory with the
+// embedded store and in the shared table on PostgreSQL (every node one budget), whatever the general per-key limit is.
 import { MemoryRateLimiter, type RateDecision, type RateLimiter } from '../../kernel/rate-limiter.js';
 import { PgRateLimiter } from '../../kernel/store/postgres/pg-rate-limiter.js';
 
@@ -32,6 +33,11 @@ export class FormRateLimits {
 
   preview(formId: string): Promise<RateDecision> {
     return this.#take(`form-preview:${formId}`, PREVIEWS_PER_MINUTE);
+  }
+
+  /** POST /render/markdown/preview by the key or token `subject` (its id); `perMinute` 0 is no budget of its own. */
+  markdownPreview(subject: string, perMinute: number): Promise<RateDecision> | null {
+    return perMinute > 0 ? this.#take(`markdown-preview:${subject}`, perMinute) : null;
   }
 
   close(): Promise<void> {

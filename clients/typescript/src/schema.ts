@@ -349,6 +349,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/render/markdown/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview Extended Markdown: one page as PNG, at once (free; rate-limited)
+         * @description Takes the body of POST /render/markdown and answers 200 `image/png` with page `page` (default 1) at 96 dpi, rendered at once on the PNG pool: no job, nothing stored, no credits. The web console's editor draws its live preview with it; the PDF itself is a render (POST /render/markdown). Errors in the Markdown or the settings answer 400 with the path, line and column, as the render would; a page past the end answers 400 (`query.page`, PAGE_OUT_OF_RANGE). Each key has its own budget of previews per minute (QUIRE_PREVIEWS_PER_MINUTE, default 60; `RateLimit-*` headers show it) beside the general per-key limit; over it, 429 with `Retry-After`. One preview per key is drawn at a time; `pdfProfile` and `webhook` are ignored.
+         */
+        post: operations["postApiV1DevRenderMarkdownPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dev/render/validate/markdown": {
         parameters: {
             query?: never;
@@ -4989,6 +5009,118 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used for another request */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postApiV1DevRenderMarkdownPreview: {
+        parameters: {
+            query?: {
+                /** @description The page to draw, from 1 (default 1). */
+                page?: number;
+                /** @description Unresolved references are errors (400) instead of warnings. */
+                strict?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The document as Extended Markdown (docs/extended-markdown.md); at most 1 MiB of UTF-8. */
+                    content: string;
+                    /** @description Document settings (type, filename, title, author, subject, keywords, size, orientation, margins). They go over the front matter's `document`, field by field. */
+                    document?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Variables; each goes over the front matter's variable of the same name. */
+                    variables?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Abbreviations; each goes over the front matter's abbreviation of the same key. */
+                    abbreviations?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description CSL-JSON items; an item replaces the front matter's item with the same id, the others are added. */
+                    citations?: unknown[];
+                    /** @description Styling (a `defaults` object of document JSON) over the front matter, the style preset and `style`, field by field. */
+                    defaults?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Styling like `defaults`, applied beneath `defaults` and over the front matter and the style preset. */
+                    style?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description A style preset (GET /styles) beneath everything else: the front matter, `style` and `defaults` override it. */
+                    stylePresetId?: string;
+                    /**
+                     * @description PDF profile: standard, PDF/A-1b, PDF/A-2b, PDF/A-3b (archival) or PDF/UA-1 (accessible). Output is always tagged.
+                     * @enum {string}
+                     */
+                    pdfProfile?: "standard" | "pdfa-1b" | "pdfa-2b" | "pdfa-3b" | "pdfua-1";
+                    /** @description Per-request webhook: one POST when the job completes or fails. */
+                    webhook?: {
+                        /** @description URL that receives the POST notification (http or https). */
+                        webhookUrl: string;
+                        webhookAuth?: {
+                            /** @description Name of a custom header sent with the call. */
+                            headerName?: string;
+                            /** @description Value of that header. */
+                            headerValue?: string;
+                            /** @description User name for HTTP Basic authentication. */
+                            basicAuthUsername?: string;
+                            /** @description Password for HTTP Basic authentication. */
+                            basicAuthPassword?: string;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description The request fails its contract; `errors` lists each field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, malformed or wrong kind of credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
