@@ -24,10 +24,10 @@ export function problemText(a: Answer): string {
   return [b.code, b.detail ?? b.title].filter(Boolean).join(': ') || `HTTP ${a.status}`;
 }
 
-export async function call<T = any>(key: string, method: string, path: string, body?: unknown): Promise<Answer<T>> {
-  const headers: Record<string, string> = { 'X-API-Key': key, Accept: 'application/json' };
+export async function call<T = any>(key: string, method: string, path: string, body?: unknown, init: { signal?: AbortSignal; headers?: Record<string, string> } = {}): Promise<Answer<T>> {
+  const headers: Record<string, string> = { 'X-API-Key': key, Accept: 'application/json', ...init.headers };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: init.signal });
   const text = await res.text();
   let parsed: any = null;
   try {
@@ -43,6 +43,24 @@ export async function blobUrl(key: string, path: string): Promise<string> {
   const res = await fetch(API + path, { headers: { 'X-API-Key': key } });
   if (!res.ok) throw new Error(`GET ${path} answered ${res.status}`);
   return URL.createObjectURL(await res.blob());
+}
+
+/**
+ * The free page preview (POST /render/markdown/preview): a blob: URL of the PNG, or the API's problem answer (400 with
+ * the errors at line and column, 429 with Retry-After). `signal` cancels a request a newer edit made stale.
+ */
+export async function previewImage(key: string, body: unknown, signal: AbortSignal): Promise<{ url: string } | { problem: Answer; retryAfter: number | null }> {
+  const res = await fetch(`${API}/render/markdown/preview`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body), signal });
+  if (res.ok) return { url: URL.createObjectURL(await res.blob()) };
+  const text = await res.text();
+  let parsed: any;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = { detail: text };
+  }
+  const retry = res.headers.get('Retry-After');
+  return { problem: { status: res.status, body: parsed }, retryAfter: retry === null ? null : Number(retry) };
 }
 
 /** Who the key is: an organization's key (GET /credits answers) or an operator key (only the operator routes answer). */

@@ -1,13 +1,18 @@
-// The console's shell: sign-in, the header (credits, pages, sign-out) and the page the path names (/console/editor, /console/plugins).
+// The console's shell: sign-in, the header (credits, pages, sign-out) and the page the path names (/console/editor,
+// /console/library, /console/plugins); it keeps the editor's draft, so the Library can open things in the editor.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, storedKey, storeKey, whoIs, type Role } from './api.js';
 import { SignIn } from './sign-in.js';
 import { Editor } from './editor.js';
+import { Library } from './library.js';
+import { NEW_DRAFT, type Draft } from './draft.js';
 import { Plugins } from './plugins.js';
 import './console.css';
 
 const BASE = '/console';
+
+const TITLES: Record<string, string> = { editor: 'Editor', library: 'Library', plugins: 'Plugins' };
 
 function currentPage(): string {
   return location.pathname.slice(BASE.length).replace(/^\/+|\/+$/g, '');
@@ -31,6 +36,8 @@ function App() {
   const [checking, setChecking] = useState(storedKey() !== null);
   const [page, setPage] = useState(currentPage());
   const [spent, setSpent] = useState(0);
+  const [draft, setDraftState] = useState<Draft>(NEW_DRAFT);
+  const setDraft = (update: (d: Draft) => Draft) => setDraftState(update);
 
   useEffect(() => {
     const onPop = () => setPage(currentPage());
@@ -47,9 +54,9 @@ function App() {
   }, []);
 
   if (checking) return <p class="loading">Checking the key…</p>;
-  if (!session) return <SignIn onSignedIn={(key, role) => (storeKey(key), setSession({ key, role }), go(role === 'operator' ? 'plugins' : 'editor'))} />;
+  if (!session) return <SignIn onSignedIn={(key, role) => (storeKey(key), setSession({ key, role }), setDraftState(NEW_DRAFT), go(role === 'operator' ? 'plugins' : 'editor'))} />;
 
-  const pages = session.role === 'operator' ? ['plugins'] : ['editor'];
+  const pages = session.role === 'operator' ? ['plugins'] : ['editor', 'library'];
   const shown = pages.includes(page) ? page : pages[0]!;
   return (
     <>
@@ -58,7 +65,7 @@ function App() {
         <nav>
           {pages.map((p) => (
             <a href={`${BASE}/${p}`} aria-current={p === shown ? 'page' : undefined} onClick={(e) => (e.preventDefault(), go(p))}>
-              {p === 'editor' ? 'Editor' : 'Plugins'}
+              {TITLES[p]}
             </a>
           ))}
         </nav>
@@ -68,7 +75,15 @@ function App() {
           Sign out
         </button>
       </header>
-      <main>{shown === 'plugins' ? <Plugins apiKey={session.key} /> : <Editor apiKey={session.key} onSpent={() => setSpent((n) => n + 1)} />}</main>
+      <main>
+        {shown === 'plugins' ? (
+          <Plugins apiKey={session.key} />
+        ) : shown === 'library' ? (
+          <Library apiKey={session.key} setDraft={setDraft} openEditor={() => go('editor')} />
+        ) : (
+          <Editor apiKey={session.key} draft={draft} setDraft={setDraft} onSpent={() => setSpent((n) => n + 1)} />
+        )}
+      </main>
     </>
   );
 }
