@@ -61,10 +61,10 @@ function StylePicker({ apiKey, value, onChange }: { apiKey: string; value: strin
   );
 }
 
-/** The organization's reusable blocks (GET /blocks); picking one inserts its reference (`::block{id=…}`) at the caret. */
+/** The organization's active reusable blocks (only those render); picking one inserts its reference (`::block{id=…}`) at the caret. */
 function BlockPicker({ apiKey, onPick }: { apiKey: string; onPick: (id: string) => void }) {
-  const [blocks, setBlocks] = useState<Array<{ id: string; name: string; status: string }>>([]);
-  useEffect(() => void call(apiKey, 'GET', '/blocks?limit=200').then((a) => a.status === 200 && setBlocks(a.body.items)), [apiKey]);
+  const [blocks, setBlocks] = useState<Array<{ id: string; name: string }>>([]);
+  useEffect(() => void call(apiKey, 'GET', '/reusable-blocks?status=ACTIVE&limit=200').then((a) => a.status === 200 && setBlocks(a.body.items)), [apiKey]);
   if (!blocks.length) return null;
   return (
     <label class="style-picker">
@@ -74,7 +74,6 @@ function BlockPicker({ apiKey, onPick }: { apiKey: string; onPick: (id: string) 
         {blocks.map((b) => (
           <option value={b.id}>
             {b.name}
-            {b.status === 'PUBLISHED' ? '' : ` (${b.status.toLowerCase()})`}
           </option>
         ))}
       </select>

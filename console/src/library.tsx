@@ -41,7 +41,7 @@ async function load(apiKey: string, kind: Kind): Promise<Row[]> {
       return [...workspace!, ...catalog!];
     }
     case 'blocks':
-      return rows('/blocks?limit=200', (b) => ({ id: b.id, name: b.name, detail: `${b.status.toLowerCase()}, version ${b.currentVersion}${b.category ? `, ${b.category}` : ''}`, updated: day(b.updatedAt) }));
+      return rows('/reusable-blocks?limit=200', (b) => ({ id: b.id, name: b.name, detail: `${b.status.toLowerCase()}, version ${b.currentVersion}${b.category ? `, ${b.category}` : ''}`, updated: day(b.updatedAt) }));
     case 'styles':
       return rows('/styles?source=all', (s) => ({ id: s.id, name: s.name, detail: s.source === 'system' ? 'Built in' : 'Workspace', updated: day(s.updatedAt) }));
   }
@@ -86,9 +86,9 @@ export function Library({ apiKey, setDraft, openEditor }: { apiKey: string; setD
   const shown = (rows ?? []).filter((r) => !words || `${r.name} ${r.detail}`.toLowerCase().includes(words));
   return (
     <div class="library">
-      <div class="toolbar" role="tablist" aria-label="What to browse">
+      <div class="toolbar" aria-label="What to browse" role="group">
         {KINDS.map((k) => (
-          <button type="button" role="tab" id={`tab-${k.kind}`} aria-selected={k.kind === kind} class={k.kind === kind ? 'current' : undefined} onClick={() => setKind(k.kind)}>
+          <button type="button" id={`tab-${k.kind}`} aria-pressed={k.kind === kind} class={k.kind === kind ? 'current' : undefined} onClick={() => setKind(k.kind)}>
             {k.label}
           </button>
         ))}
