@@ -1,21 +1,18 @@
 // The web console at /console: its files over HTTP (CSP, content types, caching), then in real headless Chromium a person
-// signs in (a wrong key refused), types Markdown and sees the free page-1 preview change, sees an error at its line and column,
-// picks a style, downloads the PDF, saves a document the API then has, opens a stored document from the Library, edits it,
-// sets a variable and saves it back, and an operator switches pdf-merge off and on (its route answers 404 PLUGIN_DISABLED between).
+// signs in (a wrong key refused), types Markdown and sees the free page-1 preview change (credits unchanged), sees an error at its line and column,
+// picks a style, downloads the PDF, saves a document the API then has, and an operator switches pdf-merge off and on (its route answers 404 PLUGIN_DISABLED between).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Page } from 'puppeteer-core';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { cleanup, OWNER_KEY, ROOT, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
 import { assertDisabled, createOperatorKey, mergeAndCheck, MERGE, OPERATOR } from '../helpers/operator-api.js';
-import { replaceText, signIn } from '../helpers/console-page.js';
+import { availableCredits, downloadedPdfText, previewAfter, replaceText, shownPreview, signIn } from '../helpers/console-page.js';
 import { axeViolations } from '../helpers/axe.js';
-import { pdftotextLayout } from '../helpers/poppler.js';
-import { decodePng, meanDifference, type Pixels } from '../helpers/image-readers.js';
+import { meanDifference } from '../helpers/image-readers.js';
 
 const API = '/api/v1/dev';
 const dataDir = tempDir('quire-console-');
@@ -38,60 +35,6 @@ test.after(async () => {
   await server?.stop();
   cleanup(dataDir);
 });
-
-/**
- * The image the preview shows, as the page decoded it: drawn on a canvas in the page and exported as PNG, then read
- * here by an independent decoder. `serial` counts the previews the page has shown.
- */
-async function shownPreview(page: Page): Promise<{ serial: string; bytes: Buffer; pixels: Pixels }> {
-  await page.waitForFunction(() => (document.querySelector('#preview') as HTMLImageElement | null)?.complete, { timeout: 10_000 });
-  const [serial, dataUrl] = await page.$eval('#preview', (el) => {
-    const img = el as HTMLImageElement;
-    const canvas = document.createElement('canvas');
-    canvas.width = img.naturalWidth;
-    canvas.height = img.naturalHeight;
-    canvas.getContext('2d')!.drawImage(img, 0, 0);
-    return [img.getAttribute('data-serial')!, canvas.toDataURL('image/png')];
-  });
-  const bytes = Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64');
-  return { serial, bytes, pixels: decodePng(bytes) };
-}
-
-/** The preview once it is another than the one numbered `before` (null: the first). */
-async function previewAfter(page: Page, before: string | null): Promise<{ serial: string; bytes: Buffer; pixels: Pixels }> {
-  await page.waitForFunction((b) => {
-    const img = document.querySelector('#preview');
-    return img !== null && img.getAttribute('data-serial') !== b;
-  }, { timeout: 20_000 }, before).catch(async (err) => {
-    throw new Error(`${err.message}; the preview says: ${await page.$eval('#preview-status', (e) => e.textContent).catch(() => 'nothing')}`);
-  });
-  return shownPreview(page);
-}
-
-async function available(): Promise<number> {
-  const r = await owner.get(`${API}/credits?limit=1`);
-  assert.is(r.status, 200);
-  return r.body.available;
-}
-
-/** Clicks Download PDF, lets the browser save the file and gives its text (pdftotext). */
-async function downloadedPdfText(page: Page): Promise<string> {
-  const downloads = mkdtempSync(path.join(tmpdir(), 'quire-console-downloads-'));
-  try {
-    const cdp = await page.createCDPSession();
-    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
-    await page.$eval('#pdf-status', (e) => (e.textContent = '')).catch(() => undefined);
-    await page.click('#download-pdf');
-    await page.waitForFunction(() => /^Downloaded /.test(document.querySelector('#pdf-status')?.textContent ?? ''), { timeout: 30_000 });
-    const deadline = Date.now() + 15_000;
-    while (!readdirSync(downloads).some((f) => f.endsWith('.pdf')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const file = readdirSync(downloads).find((f) => f.endsWith('.pdf'));
-    assert.ok(file, `a PDF was downloaded: ${readdirSync(downloads).join(', ')}`);
-    return (await pdftotextLayout(readFileSync(path.join(downloads, file!)))).replace(/\s+/g, ' ');
-  } finally {
-    rmSync(downloads, { recursive: true, force: true });
-  }
-}
 
 test('serves index.html with a strict CSP at /console and its app paths, and hashed assets with their type and a year of caching', async () => {
   const index = await owner.withKey(null).get('/console');
@@ -177,7 +120,7 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
   // Operators' pages are not offered to an organization's key.
   assert.is(await page.$('a[href="/console/plugins"]'), null);
 
-  const credits = await available();
+  const credits = await availableCredits(owner);
   const first = await previewAfter(page, null);
   const size = { width: first.pixels.width, height: first.pixels.height };
   assert.ok(size.width > 700 && size.width < 900 && size.height > size.width, JSON.stringify(size));
@@ -214,7 +157,7 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
   const styled = await previewAfter(page, fixed.serial);
   assert.ok(meanDifference(styled.pixels, fixed.pixels) > 0, `the ${preset.id} preset changed the page`);
   // Every preview so far was free.
-  assert.is(await available(), credits, 'previews charge no credits');
+  assert.is(await availableCredits(owner), credits, 'previews charge no credits');
 
   await page.click('#save');
   await page.waitForSelector('#saved-id');
@@ -236,91 +179,6 @@ test('the owner signs in, types Markdown and the preview changes, sees an error 
   await page.click('#sign-out');
   await page.waitForSelector('#api-key');
   assert.is(await page.evaluate(() => sessionStorage.getItem('quire.apiKey')), null);
-  await page.close();
-});
-
-test('the Library opens a stored document in the editor; an edit and a variable change the free preview, Save writes it back, and the PDF has the variable', async () => {
-  const stored = await owner.post(`${API}/documents/markdown`, { name: 'Library letter', content: '---\nvariables:\n  client: ACME\n---\n\n# Letter for {{client}}\n\nBody text.\n' });
-  assert.is(stored.status, 201);
-  const id = stored.body.id;
-  const block = await owner.post(`${API}/reusable-blocks`, { name: 'Console footer', title: 'Footer', markdown: 'Signed in the console.' });
-  assert.is(block.status, 201);
-  assert.is((await owner.post(`${API}/reusable-blocks/${block.body.id}/status`, { status: 'ACTIVE' })).status, 200);
-
-  const page = await browser.page(server.baseUrl);
-  await page.goto(`${server.baseUrl}/console`);
-  await signIn(page, OWNER_KEY);
-  await page.waitForSelector('#markdown');
-  await page.click('a[href="/console/library"]');
-  await page.waitForSelector(`#library-list tr[data-id="${id}"]`);
-  // The search narrows the list to the names that match.
-  await page.type('#library-search', 'library lett');
-  assert.equal(await page.$$eval('#library-list tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-id'))), [id]);
-  assert.equal(await axeViolations(page), [], 'the Library meets WCAG 2.1 AA (axe-core)');
-  await page.click(`#library-list tr[data-id="${id}"] button.open`);
-  await page.waitForSelector('#markdown');
-  assert.is(new URL(page.url()).pathname, '/console/editor');
-  assert.match(await page.$eval('#editing', (e) => e.textContent!), /Editing document Library letter \(version 1\)/);
-  assert.match(await page.$eval('#markdown', (e) => (e as HTMLTextAreaElement).value), '# Letter for {{client}}');
-
-  const credits = await available();
-  const opened = await previewAfter(page, null);
-  await page.click('#markdown');
-  await page.$eval('#markdown', (el) => (el as HTMLTextAreaElement).setSelectionRange(1e6, 1e6));
-  await page.keyboard.type('Edited in the console.');
-  const edited = await previewAfter(page, opened.serial);
-  assert.ok(meanDifference(opened.pixels, edited.pixels) > 0, 'the edit shows on the page');
-
-  // The variables panel lists the front matter's variable with its value as the placeholder; a value typed is drawn.
-  const input = '#variables [data-variable="client"] input';
-  assert.is(await page.$eval(input, (e) => (e as HTMLInputElement).placeholder), 'ACME');
-  await page.type(input, 'Globex Corporation');
-  const withValue = await previewAfter(page, edited.serial);
-  assert.ok(meanDifference(edited.pixels, withValue.pixels) > 0, 'the variable\'s value shows on the page');
-
-  // A block from the picker goes in at the caret (the end) as its reference.
-  await page.select('#insert-block', block.body.id);
-  await page.waitForFunction((b) => (document.querySelector('#markdown') as HTMLTextAreaElement).value.includes(`::block{id=${b}}`), {}, block.body.id);
-  await previewAfter(page, withValue.serial);
-  assert.is(await available(), credits, 'previews charge no credits');
-
-  await page.click('#save-back');
-  await page.waitForSelector('#saved-version');
-  assert.is(await page.$eval('#saved-version', (e) => e.textContent), '2');
-  assert.match(await page.$eval('#editing', (e) => e.textContent!), '(version 2)');
-  const back = await owner.get(`${API}/documents/${id}/markdown`);
-  assert.is(back.status, 200);
-  assert.is(back.body.version, 2);
-  assert.match(back.body.markdown, 'Edited in the console.');
-  assert.match(back.body.markdown, `::block{id=${block.body.id}`);
-  // The panel's value goes with renders, not into the document: its front matter keeps ACME.
-  assert.match(back.body.markdown, 'client: ACME');
-
-  const pdfText = await downloadedPdfText(page);
-  assert.match(pdfText, 'Letter for Globex Corporation');
-  assert.match(pdfText, 'Signed in the console.');
-
-  // A catalog template opens as a new, unsaved document; a workspace style from the Styles list styles the editor.
-  const style = await owner.post(`${API}/styles`, { name: 'Console serif', definition: { fonts: { family: 'Noto Serif' } } });
-  await page.click('a[href="/console/library"]');
-  await page.waitForSelector('#tab-templates');
-  await page.click('#tab-templates');
-  const template = (await owner.get(`${API}/templates?scope=catalog&limit=1`)).body.items[0];
-  await page.waitForSelector(`#library-list tr[data-id="${template.id}"]`);
-  await page.click(`#library-list tr[data-id="${template.id}"] button.open`);
-  await page.waitForSelector('#editing');
-  assert.match(await page.$eval('#editing', (e) => e.textContent!), `New document from template ${template.name}`);
-  assert.is(await page.$('#save-back'), null);
-  assert.is(style.status, 201, JSON.stringify(style.body));
-  {
-    await page.click('a[href="/console/library"]');
-    await page.waitForSelector('#tab-styles');
-    await page.click('#tab-styles');
-    await page.waitForSelector(`#library-list tr[data-id="${style.body.id}"]`);
-    await page.click(`#library-list tr[data-id="${style.body.id}"] button.open`);
-    await page.waitForSelector('#style');
-    await page.waitForFunction((sid) => (document.querySelector('#style') as HTMLSelectElement).value === sid, {}, style.body.id);
-  }
   await page.close();
 });
 
