@@ -1,11 +1,12 @@
 // `npm run docs:console-screenshots`: the web console in headless Chromium (1280 × 860) — the editor with its live preview,
-// the editor with an error at its line, and an operator's Plugins page — saved as docs/console-*.png for docs/console.md.
+// the editor with an error at its line, the Library, a stored document opened with a variable set, and an operator's
+// Plugins page — saved as docs/console-*.png for docs/console.md.
 import path from 'node:path';
 import { cleanup, OWNER_KEY, ROOT, startServer, tempDir } from '../test/helpers/quire-server.js';
 import { ApiClient } from '../test/helpers/api-client.js';
 import { launchBrowser } from '../test/helpers/browser.js';
 import { createOperatorKey, OPERATOR } from '../test/helpers/operator-api.js';
-import { replaceText, signIn } from '../test/helpers/console-page.js';
+import { previewAfter, replaceText, signIn } from '../test/helpers/console-page.js';
 
 const DOCS = path.join(ROOT, 'docs');
 const SIZE = { width: 1280, height: 860 };
@@ -43,16 +44,29 @@ async function main(): Promise<void> {
     const page = await browser.page(server.baseUrl, SIZE);
     await page.goto(`${server.baseUrl}/console`);
     await signIn(page, OWNER_KEY);
-    await page.waitForSelector('#preview');
-    const first = await page.$eval('#preview', (img) => img.getAttribute('data-job-id'));
+    const first = await previewAfter(page, null);
     await replaceText(page, REPORT);
-    await page.waitForFunction((before) => document.querySelector('#preview')?.getAttribute('data-job-id') !== before && (document.querySelector('#preview') as HTMLImageElement).complete, { timeout: 20_000 }, first);
+    const report = await previewAfter(page, first.serial);
     await page.screenshot({ path: path.join(DOCS, 'console-editor.png') });
     console.log('docs/console-editor.png');
     await replaceText(page, REPORT.replace('## Next steps', '::frobnicate{x=1}\n\n## Next steps'));
     await page.waitForSelector('#errors li');
     await page.screenshot({ path: path.join(DOCS, 'console-errors.png') });
     console.log('docs/console-errors.png');
+
+    // The Library with a few documents, then one opened with a variable typed in the panel.
+    const owner = new ApiClient(server.baseUrl, OWNER_KEY);
+    for (const name of ['Offer for Globex', 'Quarterly note Q3', 'Welcome letter']) await owner.post('/api/v1/dev/documents/markdown', { name, content: REPORT });
+    await page.click('a[href="/console/library"]');
+    await page.waitForSelector('#library-list tbody tr');
+    await page.screenshot({ path: path.join(DOCS, 'console-library.png') });
+    console.log('docs/console-library.png');
+    await page.click('#library-list tbody tr:nth-child(2) button.open');
+    const opened = await previewAfter(page, report.serial);
+    await page.type('#variables [data-variable="customer"] input', 'Globex Corporation');
+    await previewAfter(page, opened.serial);
+    await page.screenshot({ path: path.join(DOCS, 'console-variables.png') });
+    console.log('docs/console-variables.png');
     await page.close();
 
     // One plugin switched off with a reason, so the page shows both states.
