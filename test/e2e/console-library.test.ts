@@ -2,6 +2,7 @@
 // the free preview changing (credits unchanged), a variable typed in the panel and a block inserted at the caret, saved
 // back (version 2, read through the API), its PDF carrying the variable's value; a catalog template opened as a new
 // document, a workspace style picked from the Styles list.
+// test-stores: once (the console in a browser; documents' Markdown read and written back, blocks and styles are tested on both stores by documents.test, blocks.test and styles.test, and console.test runs on both).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanup, OWNER_KEY, startServer, tempDir, type RunningServer } from '../helpers/quire-server.js';
