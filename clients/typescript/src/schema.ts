@@ -5041,7 +5041,7 @@ export interface operations {
             query?: {
                 /** @description The page to draw, from 1 (default 1). */
                 page?: number;
-                /** @description Unresolved references are errors (400) instead of warnings. */
+                /** @description Unresolved references are errors (400) instead of warnings; on a render, so are characters no font can draw (GLYPH_MISSING). */
                 strict?: boolean;
             };
             header?: never;
