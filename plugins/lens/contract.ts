@@ -56,6 +56,13 @@ const ExtractInput = Type.Object(
     fileId: FileId,
     fields: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_ .-]{0,63}$' }), FieldSpec, { minProperties: 1, maxProperties: 30, description: 'The fields to find (1 to 30): name → {type, description?}.' }),
     pages: Type.Optional(PageSpecs('Pages to read (PDF only); without it, the first 50 pages.')),
+    locale: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+        maxLength: 35,
+        description: 'BCP 47 locale of the document (e.g. `en-MY`, `en-US`, `de-DE`): how to read a numeric date such as 09/01/2019 when nothing in the document decides (a part over 12 does). `en-US` and a few others read month first, every other locale day first. Without it: the currency or country in the document, else day first.',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Extract typed field values from a document; a value is reported only with evidence in the text.' },
 );
@@ -63,6 +70,29 @@ const ExtractResult = Type.Object(
   {
     data: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.String()), Type.Null()])),
     fieldsMissing: Type.Array(Type.String(), { description: 'Every field not found (its value in `data` is null).' }),
+    evidence: Type.Optional(
+      Type.Record(
+        Type.String(),
+        Type.Union([
+          Type.Object(
+            {
+              page: Type.Integer({ minimum: 1, description: 'Page the value was read on (1-based, among the pages read).' }),
+              text: Type.String({ description: 'The text the value was read from: its line (two lines when a label stands above its value or a name wraps).' }),
+              box: Type.Optional(
+                Type.Object(
+                  { x: Type.Number(), y: Type.Number(), width: Type.Number(), height: Type.Number() },
+                  { additionalProperties: false, description: "The line's box in PDF points from the page's top-left corner (PDF pages only; OCR boxes on scans)." },
+                ),
+              ),
+              rule: Type.String({ description: 'Why this value: the rule that chose it (a label on the same line, the legal form of a company, cash − change, the date order and why).' }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ]),
+        { description: 'Per field, where its value was found (`null` for a missing field). The built-in engine answers with it; the LLM engine does not.' },
+      ),
+    ),
     ...EngineFields,
   },
   { additionalProperties: false },

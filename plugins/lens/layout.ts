@@ -28,9 +28,29 @@ export interface PageText {
   source: 'text-layer' | 'ocr';
   /** Body font size (pt) of the page, for headings across pages. */
   bodySize: number;
+  /**
+   * Every line of the page with its place (PDF points, y of the baseline from the page's bottom), in reading
+   * order, running header and footer included: the geometry extraction reads (same line, just below) and
+   * the box its evidence reports. Absent for DOCX, ODT and Markdown, which have no page geometry.
+   */
+  lines?: GeoLine[];
+  /** Page size in PDF points, with `lines`. */
+  size?: { width: number; height: number };
 }
 
-interface Line {
+/** A line with its place on the page: the extent of its text and its baseline, in PDF points. */
+export interface GeoLine {
+  text: string;
+  cells: Array<{ x0: number; x1: number; text: string }>;
+  x0: number;
+  x1: number;
+  /** Baseline height from the bottom of the page. */
+  y: number;
+  /** Font size (about the line's height). */
+  size: number;
+}
+
+export interface Line {
   y: number;
   size: number;
   bold: boolean;

@@ -4,7 +4,7 @@ import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PluginError } from '../../sdk/index.js';
 import { openPdfjsDocument, PdfRasteriser } from '../../engines/pdf/raster/rasterise.js';
 import { prescreenPdf } from '../../engines/pdf/load.js';
-import { bodySize, buildLines, headingSizes, marginKey, marginLines, readingOrder, toBlocks, type PageText, type Run } from './layout.js';
+import { bodySize, buildLines, headingSizes, marginKey, marginLines, readingOrder, toBlocks, type Line, type PageText, type Run } from './layout.js';
 import { OcrSession, type OcrPage } from './ocr-engine.js';
 
 /** OCR resolution; lowered for very large pages so the image stays under MAX_OCR_PIXELS. */
@@ -76,7 +76,11 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
   const running = (text: string) => (seen.get(marginKey(text)) ?? 0) >= 2 || /^(page\s*)?\d+(\s*(of|\/)\s*\d+)?$/i.test(text.trim());
 
   // Margin-band lines that do not repeat stay where reading order put them (the end of a column reaches low).
-  const bodies = raw.map((p, k) => p.lines.filter((l) => !((split[k]!.top.includes(l) || split[k]!.bottom.includes(l)) && running(l.text))));
+  // A page whose every line repeats elsewhere (a born-digital page with one line, the same on each page
+  // digits aside) keeps its lines as body: a running header never is the whole page.
+  const margin = (k: number, l: Line) => (split[k]!.top.includes(l) || split[k]!.bottom.includes(l)) && running(l.text);
+  const keepAll = raw.map((p, k) => p.lines.length > 0 && p.lines.every((l) => margin(k, l)));
+  const bodies = raw.map((p, k) => (keepAll[k] ? p.lines : p.lines.filter((l) => !margin(k, l))));
   const allLines = bodies.flat();
   const body = bodySize(allLines);
   // Heading levels over the whole selection: the largest heading size is level 1.
@@ -85,10 +89,12 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
   const pages = raw.map(
     (p, k): PageText => ({
       blocks: toBlocks(bodies[k]!, body, levels, p.source === 'ocr'),
-      header: split[k]!.top.filter((l) => running(l.text)).map((l) => l.text),
-      footer: split[k]!.bottom.filter((l) => running(l.text)).map((l) => l.text),
+      header: keepAll[k] ? [] : split[k]!.top.filter((l) => running(l.text)).map((l) => l.text),
+      footer: keepAll[k] ? [] : split[k]!.bottom.filter((l) => running(l.text)).map((l) => l.text),
       source: p.source,
       bodySize: body,
+      lines: p.lines.map((l) => ({ text: l.text, cells: l.cells, x0: l.x0, x1: l.x1, y: l.y, size: l.size })),
+      size: { width: p.width, height: p.height },
     }),
   );
   const first = raw[0];

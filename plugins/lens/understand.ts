@@ -3,6 +3,7 @@
 // table cells, dates through chrono-node, amounts and booleans parsed from the text next to a label.
 import * as chrono from 'chrono-node';
 import type { Block, PageText } from './layout.js';
+import { fullYear } from './field-rules.js';
 
 /** A line of the document as cells (table cells or label/value runs); a paragraph is one cell. */
 export type TextLine = string[];
@@ -160,7 +161,7 @@ interface Candidate {
 }
 
 /** Finds a field's value next to the best-matching label; null when no label with a value of the type is found. */
-export function extractField(lines: TextLine[], name: string, type: FieldType, description?: string): FieldValue {
+export function extractField(lines: TextLine[], name: string, type: FieldType, description?: string, dayFirst = true): FieldValue {
   const nameWords = words(name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_.-]/g, ' '));
   const terms = new Map<string, number>();
   for (const w of nameWords) {
@@ -197,7 +198,7 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
       let found = false;
       for (const [text, penalty] of options) {
         if (!text.trim()) continue;
-        const value = parseValue(text, type);
+        const value = parseValue(text, type, dayFirst);
         if (value === null) continue;
         const s = score - penalty;
         if (!best || s > best.score) best = { value, score: s, labelScore: score };
@@ -210,7 +211,7 @@ export function extractField(lines: TextLine[], name: string, type: FieldType, d
   // The label that names the field best says its value is not given: a weaker label's value (the
   // invoice date for due_date) or the document's date would be another field's.
   if (refusedBy > (best?.labelScore ?? -Infinity)) return null;
-  const value = best?.value ?? (type === 'date' ? documentDate(lines, nameWords) : null);
+  const value = best?.value ?? (type === 'date' ? documentDate(lines, nameWords, dayFirst) : null);
   return typeof value === 'string' ? partyName(name, value) : value;
 }
 
@@ -221,11 +222,11 @@ const DOCUMENT_DATE = new Set(['date', 'receipt', 'purchase', 'transaction', 'do
  * The document's date when no label names it: the first full date in the text, for a field that asks for
  * the document's own date only. A till receipt prints its date on a line of its own ("2024-03-07 14:22").
  */
-function documentDate(lines: TextLine[], nameWords: string[]): FieldValue {
+function documentDate(lines: TextLine[], nameWords: string[], dayFirst: boolean): FieldValue {
   if (!nameWords.includes('date') || !nameWords.every((w) => DOCUMENT_DATE.has(w))) return null;
   for (const line of lines) {
     for (const cell of line) {
-      const value = parseValue(cell, 'date');
+      const value = parseValue(cell, 'date', dayFirst);
       if (value !== null) return value;
     }
   }
@@ -271,8 +272,20 @@ export function isoOf(y: number | null, m: number | null, d: number | null): str
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 }
 
+/** A numeric date with slashes or dashes, day and month in either order: 09/01/2019, 9-1-19, 09.01.19. */
+const NUMERIC = /(?<![\d/.-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}|\d{2})(?![\d/-])/;
+
+/** A numeric d/m/y date read in the document's order (`dayFirst`); a part over 12 decides on its own. */
+function numericDate(t: string, dayFirst: boolean): { iso: string | null; index: number } | null {
+  const m = NUMERIC.exec(t);
+  if (!m) return null;
+  const [a, b, y] = [Number(m[1]), Number(m[3]), fullYear(Number(m[4]))];
+  const first = a > 12 ? true : b > 12 ? false : dayFirst;
+  return { iso: first ? isoOf(y, b, a) : isoOf(y, a, b), index: m.index };
+}
+
 /** Parses a value of `type` from the text after a label; null when the text holds none. */
-export function parseValue(text: string, type: FieldType): FieldValue {
+export function parseValue(text: string, type: FieldType, dayFirst = true): FieldValue {
   const t = text.trim();
   if (!t) return null;
   switch (type) {
@@ -288,12 +301,15 @@ export function parseValue(text: string, type: FieldType): FieldValue {
         const iso = isoOf(Number(dotted[3]), Number(dotted[2]), Number(dotted[1]));
         if (iso || Number(dotted[2]) <= 12) return iso;
       }
+      // Numeric dates in the document's order (chrono reads them month first); ISO dates are left to chrono.
+      const numeric = numericDate(t, dayFirst);
+      if (numeric && numeric.index <= (found?.index ?? Infinity) && !/^\d{4}-/.test(t.slice(numeric.index))) return numeric.iso;
       if (!found || !found.start.isCertain('year')) return null;
       return isoOf(found.start.get('year'), found.start.get('month'), found.start.get('day'));
     }
     case 'boolean': {
-      if (/^(yes|true|y|x|☑|☒|✓|✔|checked|paid)\b/i.test(t)) return true;
-      if (/^(no|false|n|☐|unchecked|unpaid|none)\b/i.test(t)) return false;
+      if (/^(yes|true|y|x|ja|oui|sí|si|☑|☒|✓|✔|checked|paid|done|completed|received)(?![\p{L}\p{N}])/iu.test(t)) return true;
+      if (/^(no|not|false|n|nein|non|☐|✗|✘|×|unchecked|unpaid|not\s+paid|none|outstanding|pending)(?![\p{L}\p{N}])/iu.test(t)) return false;
       return null;
     }
     case 'array': {

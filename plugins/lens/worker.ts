@@ -8,6 +8,7 @@ import { normaliseMarkdown, toDocumentJson, toExtendedMarkdown, toMarkdown } fro
 import { openPdf, readPdf, type PdfText } from './pdf-text.js';
 import { classify as classifyText, documentLines, extractField, letterhead, placeholderType, safePart, type FieldValue, type TextLine } from './understand.js';
 import { answer } from './engine.js';
+import { extractFields } from './fields.js';
 import { classifyByLlm, extractByLlm, placeholdersByLlm, type FieldRequest } from './llm.js';
 import type { ClassifyParams, ExtractParams, FilenameParams, OcrParams } from './contract.js';
 
@@ -130,15 +131,7 @@ export async function extract(input: WorkerInput<ExtractParams>): Promise<Worker
       const { data, fieldsMissing, unsupported } = await extractByLlm(job, fields);
       return { result: { data, fieldsMissing }, unsupported };
     },
-    builtin: () => {
-      const data: Record<string, FieldValue> = {};
-      const fieldsMissing: string[] = [];
-      for (const [name, spec] of Object.entries(fields)) {
-        data[name] = extractField(lines, name, spec.type, spec.description) ?? (spec.type === 'string' ? letterhead(pages, name) : null);
-        if (data[name] === null) fieldsMissing.push(name);
-      }
-      return { data, fieldsMissing };
-    },
+    builtin: () => ({ ...extractFields(pages, fields, input.params.locale) }),
   });
 }
 
