@@ -13,6 +13,8 @@ export interface Found<T> {
   /** The text of the line(s) the value came from. */
   text: string;
   rule: string;
+  /** A company found by its legal form, which outranks a labelled value. */
+  strong?: boolean;
 }
 
 /** The lines of each page with their page number (1-based), in reading order. */
@@ -70,8 +72,10 @@ export function findTotal(pages: PageText[]): Found<number> | null {
   let cash: number | null = null;
   let change: number | null = null;
   let summary = false;
+  let rounding = false;
   all.forEach(({ page, line }, i) => {
     const text = line.text;
+    if (ROUNDING.test(text) && !amountsIn(text).some((a) => a.value === 0)) rounding = true;
     if (/\b(gst|tax|vat)\s*summary\b|\btax\s*code\b/i.test(text)) summary = true;
     const amounts = amountsIn(text);
     const label = text.slice(0, amounts[0]?.index ?? text.length);
@@ -91,35 +95,53 @@ export function findTotal(pages: PageText[]): Found<number> | null {
     const next = all[i + 1];
     if (next && next.page === page && line.y - next.line.y < 2.2 * Math.max(line.size, next.line.size) && next.line.x1 > line.x0) {
       const below = amountsIn(next.line.text);
-      if (below.length && !TOTAL_LABELS.some(([re]) => re.test(next.line.text))) cands.push({ value: below[below.length - 1]!.value, page, line: next.line, text: `${text}\n${next.line.text}`, rule: 'total label, amount just below', score: base - 0.5 });
+      // Only an amount on its own (a currency beside it at most): a line with words below is another line item.
+      if (below.length && !/\p{L}{3}/u.test(next.line.text.replace(/\b(rm|myr|eur|usd|gbp|sgd|chf)\b/gi, ''))) cands.push({ value: below[below.length - 1]!.value, page, line: next.line, text: `${text}\n${next.line.text}`, rule: 'total label, amount just below', score: base - 0.5 });
     }
   });
   const valid = cands.filter((c) => c.value > 0);
-  if (!valid.length) return null;
-  if (cash !== null && change !== null && cash >= change) {
-    const paid = Math.round((cash - change) * 100) / 100;
-    for (const c of valid) if (Math.abs(c.value - paid) < 0.005) (c.score += 3), (c.rule += '; equals cash − change');
-  }
+  // Cash tendered less the change given back is the amount paid (no change line: none was given).
+  const cashLine = all.find((g) => CASH.test(g.line.text) && !/total/i.test(g.line.text) && amountsIn(g.line.text).some((a) => a.value === cash));
+  const paid = cash !== null && cash >= (change ?? 0) ? Math.round((cash - (change ?? 0)) * 100) / 100 : null;
+  if (paid !== null) for (const c of valid) if (Math.abs(c.value - paid) < 0.005) (c.score += 3), (c.rule += '; equals cash − change');
   // Competing candidates of the same strength: the largest (a total is not less than its parts).
   valid.sort((a, b) => b.score - a.score || b.value - a.value);
-  const top = valid[0]!;
+  const top = valid[0];
+  // No total read, or only a weak label's that is less than what was paid: the paid amount is the total.
+  if (paid !== null && paid > 0 && cashLine && (!top || (change !== null && top.score < 6 && !top.rule.includes('cash') && paid > top.value))) {
+    return { value: paid, page: cashLine.page, line: cashLine.line, text: cashLine.line.text, rule: change !== null ? 'cash less change' : 'cash paid, no change given' };
+  }
+  if (!top) return null;
   const near = valid.filter((c) => top.score - c.score < 1);
   const best = near.sort((a, b) => b.value - a.value)[0]!;
+  // A rounding adjustment on the receipt: the amount paid is rounded to 5 cents (as Malaysia, Switzerland, … do).
+  const rounded = Math.round(best.value * 20) / 20;
+  if (rounding && Math.abs(rounded - best.value) > 0.001 && Math.abs(rounded - best.value) < 0.03) {
+    return { value: Math.round(rounded * 100) / 100, page: best.page, line: best.line, text: best.text, rule: `${best.rule}; rounded to 5 cents (the receipt has a rounding adjustment)` };
+  }
   return { value: best.value, page: best.page, line: best.line, text: best.text, rule: best.rule };
 }
 
 // ---------------------------------------------------------------- company
 
 /** Legal forms and business words that end or mark a company name. */
-const LEGAL_FORM = /\b(sdn\.?\s*bhd\.?|s\/b|bhd\.?|berhad|enterprise|enterprises|trading|ltd\.?|limited|gmbh|inc\.?|llc|plt|llp|plc|corp(oration)?\.?|co\.|company|sarl|s\.a\.|ag|kg|oy|ab|pte\.?|pty\.?|s\.?r\.?l\.?|b\.?v\.?|n\.?v\.?)(?=$|[^\p{L}])/iu;
+const LEGAL_FORM = /\b(s[dou0]n\.?\s*[be8][hi][do0]\.?|[s5]\/[b8]|bhd\.?|berhad|enterprise|enterprises|trading|ltd\.?|limited|gmbh|inc\.?|llc|plt|llp|plc|corp(oration)?\.?|co\.|company|sarl|s\.a\.|ag|kg|oy|ab|pte\.?|pty\.?|s\.?r\.?l\.?|b\.?v\.?|n\.?v\.?)(?=$|[^\p{L}])/iu;
 const BUSINESS_WORD = /\b(restaurant|restoran|cafe|café|bakery|bakeries|mart|supermarket|minimarket|hypermarket|store|stores|shop|kedai|pharmacy|farmasi|hardware|stationery|bookstore|books|hotel|trading|enterprise|industries|services|marketing|motor|electrical|food|foods|kitchen|station|centre|center|world|group|holdings)\b/i;
 const ADDRESS = /\b(jalan|jln|lorong|taman|lot|no\.?\s*\d|street|st\.|road|rd\.?|avenue|ave|lane|floor|suite|unit|blok|block|kampung|batu|persiaran|plaza|mall|\d{5})\b|\d+[,\s]+(jalan|jln)/i;
 const REGISTRATION = /\(\s*\d[\d\s-]{3,}\s*-?\s*[a-z]?\s*\)|\b(co\.?\s*(reg|no)|company\s*(reg|no)|reg(istration)?\.?\s*no|gst\s*(id|reg|no)|sst\s*(id|reg|no)|tax\s*id|vat\s*(id|no|reg)|abn|ust-?id)\b/i;
-const NOT_NAME = /\b(tax\s*invoice|invoice|receipt|resit|cash\s*sale|bill|tel|fax|phone|e-?mail|www\.|http|date|time|cashier|table|order|welcome|thank)\b|@/i;
+const NOT_NAME = /\b(tax\s*invoice|invoice|receipt|resit|cash\s*sale|bill|customer|client|sold\s*to|ship\s*to|attn|attention|tel|fax|phone|e-?mail|www\.|http|date|time|cashier|table|order|welcome|thank)\b|@/i;
 
 /** The name from a line: cut after its legal form (a registration number or address may follow on the same line). */
 function nameOf(text: string): string {
-  let t = text.replace(/\s+/g, ' ').trim();
+  // A label before the name ("Own by: …", "From: …"), stray one-character reads before it, OCR's usual
+  // misreadings of the Malaysian legal form (SON BHD, SDN EHD).
+  let t = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^[\p{L} .]{2,20}:\s*(?=\p{L})/u, '')
+    .replace(/^(?:[^\s]\s)+(?=\p{L}{2})/u, '')
+    .replace(/\bS[DOUI0]N\.?\s*[BE8][HI][DO0]\b/i, (m) => (m === m.toUpperCase() ? 'SDN BHD' : 'Sdn Bhd'))
+    .replace(/(?<=\s)[S5]\/[B8](?=$|[\s(])/, 'S/B');
   const m = LEGAL_FORM.exec(t);
   if (m && /^(sdn|s\/b|bhd|berhad|ltd|limited|gmbh|inc|llc|plt|llp|plc|corp|co\.|pte|pty)/i.test(m[0])) t = t.slice(0, m.index + m[0].length);
   return t.replace(/\s*\(\s*\d[\d\s-]*-?\s*[a-z]?\s*\)?\s*$/i, '').replace(/^[^\p{L}\p{N}(]+|[^\p{L}\p{N}.)]+$/gu, '').trim();
@@ -150,11 +172,10 @@ export function findCompany(pages: PageText[]): Found<string> | null {
   let best: (Found<string> & { score: number }) | null = null;
   head.forEach((line, i) => {
     const text = line.text;
-    const letters = (text.match(/\p{L}/gu) ?? []).length;
     if (NOT_NAME.test(text) && !LEGAL_FORM.test(text)) return;
-    if (letters / text.replace(/\s/g, '').length < 0.6 || (ADDRESS.test(text) && !LEGAL_FORM.test(text))) return;
-    let score = 2 - i * 0.25;
     let name = nameOf(text);
+    if ((name.match(/\p{L}/gu) ?? []).length / Math.max(1, name.replace(/\s/g, '').length) < 0.6 || (ADDRESS.test(text) && !LEGAL_FORM.test(text))) return;
+    let score = 2 - i * 0.4;
     let source = text;
     const legal = LEGAL_FORM.test(text);
     if (legal) score += 5;
@@ -174,7 +195,7 @@ export function findCompany(pages: PageText[]): Found<string> | null {
     if (name.length >= 3 && (!best || score > best.score)) best = { value: name, page: pageNo, line, text: source, rule: legal ? 'legal form of a company' : 'first lines of the page', score };
   });
   const chosen = best as (Found<string> & { score: number }) | null;
-  return chosen && { value: chosen.value, page: chosen.page, line: chosen.line, text: chosen.text, rule: chosen.rule };
+  return chosen && { value: chosen.value, page: chosen.page, line: chosen.line, text: chosen.text, rule: chosen.rule, strong: chosen.rule.startsWith('legal') };
 }
 
 // ---------------------------------------------------------------- date order
@@ -207,4 +228,75 @@ export function fullYear(y: number, now = new Date().getUTCFullYear()): number {
   if (y >= 100) return y;
   const c = Math.floor(now / 100) * 100;
   return c + y > now + 10 ? c - 100 + y : c + y;
+}
+
+// ---------------------------------------------------------------- the document's date
+
+/** Day, month and year in figures: 09/01/2019, 9-1-19, 09.01.2019, and a year run into the time ("16/09/201711:59"). */
+const NUMERIC_DATE = /(?<![\d/.-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}(?=\d{1,2}:\d{2})|\d{4}(?![\d/-])|\d{2}(?![\d/-]))/g;
+const ISO_DATE = /(?<!\d)(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?!\d)/g;
+const MONTH_WORD = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b/i;
+const DATE_LABEL = /\b(date|dated|tarikh|datum|fecha|data|issued|bill\s*date|invoice\s*date|receipt\s*date)\b/i;
+const OTHER_DATE = /\b(due|expir\w*|valid|birth|dob|delivery|ship\w*|from|until|till|period|start|end)\b/i;
+
+export interface DateRead {
+  iso: string;
+  index: number;
+}
+
+/** The dates written on a line (numeric in the document's order, ISO, or with a month name through `wordDate`). */
+export function datesIn(text: string, dayFirst: boolean, wordDate: (t: string) => DateRead | null): DateRead[] {
+  const repaired = text.replace(/[0-9OoDlI|S][0-9OoDlI|S/.-]{4,}[0-9OoDlI|S]/g, (t) => repairDigits(t));
+  const out: DateRead[] = [];
+  for (const m of repaired.matchAll(ISO_DATE)) {
+    const iso = isoDate(Number(m[1]), Number(m[3]), Number(m[4]));
+    if (iso) out.push({ iso, index: m.index });
+  }
+  for (const m of repaired.matchAll(NUMERIC_DATE)) {
+    const [a, b, y] = [Number(m[1]), Number(m[3]), fullYear(Number(m[4]))];
+    const first = a > 12 ? true : b > 12 ? false : dayFirst;
+    const iso = first ? isoDate(y, b, a) : isoDate(y, a, b);
+    if (iso && !out.some((o) => Math.abs(o.index - m.index) < 5)) out.push({ iso, index: m.index });
+  }
+  if (MONTH_WORD.test(text)) {
+    const w = wordDate(text);
+    if (w) out.push(w);
+  }
+  return out.sort((a, b) => a.index - b.index);
+}
+
+function isoDate(y: number, m: number, d: number): string | null {
+  if (m < 1 || m > 12 || d < 1 || d > 31) return null;
+  const t = new Date(Date.UTC(y, m - 1, d));
+  if (t.getUTCMonth() !== m - 1) return null;
+  return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+}
+
+/**
+ * The document's own date: a date on a line labelled as one ("Date: …") before any other, then the date
+ * the most lines agree on, then the first. A date whose year is not plausible for a document's own date
+ * (before 1970, or more than a year ahead) is an OCR misreading; a due, expiry, birth or delivery date is not it.
+ */
+export function findDocumentDate(pages: PageText[], fallback: string[], dayFirst: boolean, wordDate: (t: string) => DateRead | null): Found<string> | null {
+  const geo = geoLines(pages);
+  const sources = geo.length ? geo.map((g) => ({ page: g.page, line: g.line as GeoLine | null, text: g.line.text })) : fallback.map((text) => ({ page: 1, line: null, text }));
+  const now = new Date().getUTCFullYear();
+  const cands: Array<Found<string> & { score: number }> = [];
+  sources.forEach((s, i) => {
+    for (const d of datesIn(s.text, dayFirst, wordDate)) {
+      const year = Number(d.iso.slice(0, 4));
+      if (year < 1970 || year > now + 1) continue;
+      const before = s.text.slice(0, d.index);
+      if (OTHER_DATE.test(before) && !DATE_LABEL.test(before.replace(OTHER_DATE, ''))) continue;
+      const labelled = DATE_LABEL.test(before);
+      const timed = /^\S*\s*\d{1,2}[:.]\d{2}/.test(s.text.slice(d.index).replace(/^\S+/, ''));
+      cands.push({ value: d.iso, page: s.page, line: s.line as GeoLine, text: s.text, rule: labelled ? 'date after a date label' : timed ? 'date beside a time' : 'first date in the document', score: (labelled ? 3 : 0) + (timed ? 1 : 0) - i * 0.01 });
+    }
+  });
+  if (!cands.length) return null;
+  // Agreement: a date read on two lines (the header and the till line) counts more.
+  for (const c of cands) if (cands.some((o) => o !== c && o.value === c.value)) c.score += 1.5;
+  cands.sort((a, b) => b.score - a.score);
+  const { score: _s, ...best } = cands[0]!;
+  return best;
 }

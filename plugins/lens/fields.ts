@@ -2,8 +2,9 @@
 // labelled value of any type, the document's date), and the evidence for it — the page, the text the value
 // was read from and, on PDF pages, the line's box — so every answer explains itself.
 import type { GeoLine, PageText } from './layout.js';
-import { dayFirst, findCompany, findTotal, geoLines, amountsIn, type Found } from './field-rules.js';
-import { documentLines, extractField, letterhead, parseValue, words, type FieldType, type FieldValue, type TextLine } from './understand.js';
+import * as chrono from 'chrono-node';
+import { dayFirst, findCompany, findDocumentDate, findTotal, geoLines, amountsIn, type DateRead, type Found } from './field-rules.js';
+import { documentLines, extractField, isoOf, letterhead, parseValue, words, type FieldType, type FieldValue, type TextLine } from './understand.js';
 import { fold } from './evidence.js';
 
 export interface FieldRequestSpec {
@@ -59,15 +60,18 @@ export function extractFields(pages: PageText[], fields: Record<string, FieldReq
     } else if (spec.type === 'string' && asksIssuer(w.name, w.all)) {
       // A labelled name ("Vendor: …", "From: …") first; then the head of the page: on a scan by the company
       // cues (sizes measured by OCR say little), on a text layer its first heading first.
-      const labelled = extractField(lines, name, spec.type, spec.description, order.dayFirst);
-      if (typeof labelled === 'string' && (labelled.match(/\p{L}/gu) ?? []).length >= 3) value = labelled;
-      else {
-        const scanned = pages[0]?.source === 'ocr';
-        const head = letterhead(pages, 'company');
-        found = scanned ? findCompany(pages) : null;
-        if (!found && head) value = head;
-        else found ??= findCompany(pages);
-      }
+      // A company line by its legal form first; then a labelled name ("Vendor: …"); then the letterhead (the
+      // first heading of a text layer); then the head of the page by the weaker cues.
+      const company = findCompany(pages);
+      const labelled = company?.strong ? null : extractField(lines, name, spec.type, spec.description, order.dayFirst);
+      // OCR measures type sizes too roughly for a heading to name the issuer.
+      const head = pages[0]?.source === 'ocr' ? null : letterhead(pages, 'company');
+      if (company?.strong) found = company;
+      else if (typeof labelled === 'string' && (labelled.match(/\p{L}/gu) ?? []).length >= 3) value = labelled;
+      else if (head) value = head;
+      else found = company;
+    } else if (spec.type === 'date' && w.name.every((x) => DOCUMENT_DATE.has(x)) && w.name.includes('date')) {
+      found = findDocumentDate(pages, lines.map((l) => l.join(' ')), order.dayFirst, wordDate);
     } else {
       value = extractField(lines, name, spec.type, spec.description, order.dayFirst) ?? (spec.type === 'string' ? letterhead(pages, name) : null);
     }
@@ -83,6 +87,17 @@ export function extractFields(pages: PageText[], fields: Record<string, FieldReq
     evidence[name] = where;
   }
   return { data, fieldsMissing, evidence };
+}
+
+/** Name words of a field that asks for the document's own date ("date", "receipt_date", "invoice_date"). */
+const DOCUMENT_DATE = new Set(['date', 'receipt', 'purchase', 'transaction', 'document', 'issue', 'issued', 'sale', 'invoice', 'bill', 'order']);
+
+/** A date with a month name (chrono-node), with a year written. */
+function wordDate(text: string): DateRead | null {
+  const r = chrono.strict.parse(text)[0];
+  if (!r || !r.start.isCertain('year')) return null;
+  const iso = isoOf(r.start.get('year'), r.start.get('month'), r.start.get('day'));
+  return iso ? { iso, index: r.index } : null;
 }
 
 function evidenceOf(pages: PageText[], page: number, line: GeoLine | null, text: string, rule: string): FieldEvidence {
