@@ -237,7 +237,7 @@ const NUMERIC_DATE = /(?<![\d/.-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}(?=\d{1,2}:\d
 const ISO_DATE = /(?<!\d)(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?!\d)/g;
 const MONTH_WORD = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b/i;
 const DATE_LABEL = /\b(date|dated|tarikh|datum|fecha|data|issued|bill\s*date|invoice\s*date|receipt\s*date)\b/i;
-const OTHER_DATE = /\b(due|expir\w*|valid|birth|dob|delivery|ship\w*|from|until|till|period|start|end)\b/i;
+const OTHER_DATE = /\b(due|expir\w*|valid|birth|dob|delivery|deliver|ship\w*|payable\s*by)\b/i;
 
 export interface DateRead {
   iso: string;
@@ -287,7 +287,8 @@ export function findDocumentDate(pages: PageText[], fallback: string[], dayFirst
       const year = Number(d.iso.slice(0, 4));
       if (year < 1970 || year > now + 1) continue;
       const before = s.text.slice(0, d.index);
-      if (OTHER_DATE.test(before) && !DATE_LABEL.test(before.replace(OTHER_DATE, ''))) continue;
+      // The text before the date on its line names another date ("Due date: …"): not the document's.
+      if (OTHER_DATE.test(before.split(/[|;]|\s{3,}/).pop() ?? before)) continue;
       const labelled = DATE_LABEL.test(before);
       const timed = /^\S*\s*\d{1,2}[:.]\d{2}/.test(s.text.slice(d.index).replace(/^\S+/, ''));
       cands.push({ value: d.iso, page: s.page, line: s.line as GeoLine, text: s.text, rule: labelled ? 'date after a date label' : timed ? 'date beside a time' : 'first date in the document', score: (labelled ? 3 : 0) + (timed ? 1 : 0) - i * 0.01 });

@@ -205,7 +205,7 @@ test('extract: a label that names the field but is followed by no value of its t
 test('extract of an empty document: every field null and missing', async () => {
   const empty = await api.uploadId(Buffer.from(' \n'), 'empty.md');
   const job = await lensJob(api, 'extract', { fileId: empty, fields: { total: { type: 'number' }, date: { type: 'date' } } });
-  assert.equal(job.result, { data: { total: null, date: null }, fieldsMissing: ['total', 'date'], engine: 'builtin' });
+  assert.equal(job.result, { data: { total: null, date: null }, fieldsMissing: ['total', 'date'], evidence: { total: null, date: null }, engine: 'builtin' });
 });
 
 test('generate-filename fills placeholders, unknown when not found, and gives a safe name', async () => {
