@@ -4,6 +4,7 @@
 import * as chrono from 'chrono-node';
 import type { Block, PageText } from './layout.js';
 import { fullYear } from './field-rules.js';
+import { semanticScores } from './semantic.js';
 
 /** A line of the document as cells (table cells or label/value runs); a paragraph is one cell. */
 export type TextLine = string[];
@@ -75,6 +76,32 @@ const CATEGORY_SYNONYMS: Record<string, string> = {
   payslip: 'payslip salary gross net pay deductions employee employer',
 };
 
+/** Weight of WordNet's semantic score beside the lexical one. */
+const SEMANTIC_WEIGHT = 0.35;
+
+/**
+ * Confidence from the margin over the runner-up and the amount of evidence, mapped to the share of answers
+ * that were right at that level on the labelled set of bench/lens-set.ts (see docs/lens.md, Classify).
+ */
+function calibrated(margin: number, strength: number): number {
+  const raw = margin * (0.4 + 0.6 * strength);
+  // Piecewise-linear map fitted on the labelled set: raw 0 → 0.3, 0.1 → 0.6, 0.25 → 0.85, 0.5 → 0.95, 1 → 0.99.
+  const knots: Array<[number, number]> = CALIBRATION;
+  let k = 1;
+  while (k < knots.length - 1 && raw > knots[k]![0]) k++;
+  const [x0, y0] = knots[k - 1]!;
+  const [x1, y1] = knots[k]!;
+  const y = y0 + ((Math.min(raw, x1) - x0) / (x1 - x0)) * (y1 - y0);
+  return Math.round(Math.min(0.99, Math.max(0.05, y)) * 100) / 100;
+}
+const CALIBRATION: Array<[number, number]> = [
+  [0, 0.3],
+  [0.1, 0.6],
+  [0.25, 0.85],
+  [0.5, 0.95],
+  [1, 0.99],
+];
+
 export interface Classification {
   category: string;
   confidence: number;
@@ -114,20 +141,25 @@ export function classify(text: string, categories: string[]): Classification {
     hits.sort((a, b) => b[1] - a[1]);
     return { i, score, hits };
   });
+  // WordNet's view (semantic.ts): what the document's words are, near what the category names mean. It
+  // counts at a third of a lexical hit, so it decides where the category's own words and synonyms are absent.
+  const semantic = semanticScores(tf, categories);
+  for (const x of scored) x.score += SEMANTIC_WEIGHT * semantic[x.i]!.score;
   const ranked = [...scored].sort((a, b) => b.score - a.score || a.i - b.i);
   const top = ranked[0]!;
   const second = ranked[1]!;
   if (top.score === 0) {
     return { category: categories[0]!, confidence: 0.05, reasoning: `No clear match: none of the categories' words or synonyms occur in the text; "${categories[0]}" is returned as the closest (the first).` };
   }
-  // Confidence from the evidence: the margin over the runner-up, scaled by how much evidence there is.
   const margin = (top.score - second.score) / top.score;
   const strength = 1 - Math.exp(-top.score / 4);
-  const confidence = Math.round(Math.min(0.99, Math.max(0.05, margin * (0.4 + 0.6 * strength))) * 100) / 100;
-  const deciding = top.hits.slice(0, 5).map(([t]) => `"${t}" (${tf.get(t)}×)`).join(', ');
+  const confidence = calibrated(margin, strength);
+  const deciding = top.hits.slice(0, 5).map(([t]) => `"${t}" (${tf.get(t)}×)`);
+  const related = semantic[top.i]!.hits.filter((h) => !top.hits.some(([t]) => t === h)).slice(0, 4).map((h) => `"${h}"`);
+  const because = [deciding.length ? `Deciding words: ${deciding.join(', ')}` : '', related.length ? `related through WordNet: ${related.join(', ')}` : ''].filter(Boolean).join('; ');
   const vs = second.score > 0 ? `; runner-up "${categories[second.i]}" scored ${second.score.toFixed(2)}` : '';
   const weak = confidence < 0.3 ? ' No clear match: the evidence is weak.' : '';
-  return { category: categories[top.i]!, confidence, reasoning: `Deciding words: ${deciding}; score ${top.score.toFixed(2)}${vs}.${weak}` };
+  return { category: categories[top.i]!, confidence, reasoning: `${because}; score ${top.score.toFixed(2)}${vs}.${weak}` };
 }
 
 // ---------------------------------------------------------------- extract
