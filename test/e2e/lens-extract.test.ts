@@ -91,6 +91,27 @@ test('extract on a scanned receipt (no text layer): company, day-first date and 
   assert.ok(job.result.evidence.company.box.x >= 0, JSON.stringify(job.result.evidence));
 });
 
+test('classify puts a lemon-cake recipe under "cooking recipe" though no category word occurs in it, and says why', async () => {
+  const recipe = [
+    '# Lemon Drizzle Cake',
+    '',
+    'Serves 8. Preparation 20 minutes, baking 45 minutes.',
+    '',
+    'Ingredients: 225 g unsalted butter, softened; 225 g caster sugar; 4 eggs; finely grated zest of 1 lemon; 225 g self-raising flour.',
+    '',
+    'Heat the oven to 180 °C. Beat together the butter and sugar until pale and creamy, then add the eggs one at a time, slowly mixing through. Sift in the flour, add the lemon zest and mix until well combined.',
+    '',
+    'Bake for 45 to 50 minutes until a thin skewer inserted into the centre of the cake comes out clean. While the cake is cooling, mix the lemon juice and sugar and pour it over.',
+    '',
+  ].join('\n');
+  const id = await api.uploadId(Buffer.from(recipe), 'lemon-cake.md');
+  const job = await lensJob(api, 'classify', { fileId: id, categories: ['invoice', 'cooking recipe', 'legal contract'] });
+  assert.is(job.status, 'COMPLETED', job.error);
+  assert.is(job.result.category, 'cooking recipe');
+  assert.ok(job.result.confidence >= 0.5, JSON.stringify(job.result));
+  assert.match(job.result.reasoning, /WordNet/);
+});
+
 test('OCR md keeps a born-digital page whose only line repeats on every page (digits aside)', async () => {
   const pdf = await PDFDocument.create();
   const font = await pdf.embedFont(StandardFonts.Helvetica);
