@@ -131,6 +131,9 @@ const ADDRESS = /\b(jalan|jln|lorong|taman|lot|no\.?\s*\d|street|st\.|road|rd\.?
 const REGISTRATION = /\(\s*\d[\d\s-]{3,}\s*-?\s*[a-z]?\s*\)|\b(co\.?\s*(reg|no)|company\s*(reg|no)|reg(istration)?\.?\s*no|gst\s*(id|reg|no)|sst\s*(id|reg|no)|tax\s*id|vat\s*(id|no|reg)|abn|ust-?id)\b/i;
 const NOT_NAME = /\b(tax\s*invoice|invoice|receipt|resit|cash\s*sale|bill|customer|client|sold\s*to|ship\s*to|attn|attention|tel|fax|phone|e-?mail|www\.|http|date|time|cashier|table|order|welcome|thank)\b|@/i;
 
+/** Labels of the recipient's name and address, which is not the issuer's even with a legal form. */
+const RECIPIENT = /\b(bill(ed)?\s*to|sold\s*to|ship(ped)?\s*to|deliver(ed|y)?\s*to|invoice\s*to|customer|client|buyer|recipient|attn|attention)\b/i;
+
 /** The name from a line: cut after its legal form (a registration number or address may follow on the same line). */
 function nameOf(text: string): string {
   // A label before the name ("Own by: …", "From: …"), stray one-character reads before it, OCR's usual
@@ -170,9 +173,16 @@ export function findCompany(pages: PageText[]): Found<string> | null {
   const median = sizes[Math.floor(sizes.length / 2)]!;
   const anyLegal = head.some((l) => LEGAL_FORM.test(l.text));
   let best: (Found<string> & { score: number }) | null = null;
+  // The recipient's block: a line naming the customer and the three lines after a label alone ("Bill to:").
+  const recipient = new Set<GeoLine>();
+  page.lines.forEach((l, k) => {
+    if (!RECIPIENT.test(l.text)) return;
+    recipient.add(l);
+    if (l.text.replace(RECIPIENT, '').replace(/[\s:]/g, '').length === 0) for (const x of page.lines!.slice(k + 1, k + 4)) recipient.add(x);
+  });
   head.forEach((line, i) => {
     const text = line.text;
-    if (NOT_NAME.test(text) && !LEGAL_FORM.test(text)) return;
+    if (recipient.has(line) || (NOT_NAME.test(text) && !LEGAL_FORM.test(text))) return;
     let name = nameOf(text);
     if ((name.match(/\p{L}/gu) ?? []).length / Math.max(1, name.replace(/\s/g, '').length) < 0.6 || (ADDRESS.test(text) && !LEGAL_FORM.test(text))) return;
     let score = 2 - i * 0.4;

@@ -66,7 +66,9 @@ export function extractFields(pages: PageText[], fields: Record<string, FieldReq
       const labelled = company?.strong ? null : extractField(lines, name, spec.type, spec.description, order.dayFirst);
       // OCR measures type sizes too roughly for a heading to name the issuer.
       const head = pages[0]?.source === 'ocr' ? null : letterhead(pages, 'company');
-      if (company?.strong) found = company;
+      // On a text layer the letterhead (the first heading, set large) is the surest sign and comes first.
+      if (head && pages[0]?.source !== 'ocr' && !company?.strong) value = head;
+      else if (company?.strong) found = company;
       else if (typeof labelled === 'string' && (labelled.match(/\p{L}/gu) ?? []).length >= 3) value = labelled;
       else if (head) value = head;
       else found = company;
