@@ -16290,6 +16290,8 @@ export interface operations {
                     };
                     /** @description Pages to read (PDF only); without it, the first 50 pages. */
                     pages?: string[];
+                    /** @description BCP 47 locale of the document (e.g. `en-MY`, `en-US`, `de-DE`): how to read a numeric date such as 09/01/2019 when nothing in the document decides (a part over 12 does). `en-US` and a few others read month first, every other locale day first. Without it: the currency or country in the document, else day first. */
+                    locale?: string;
                     /** @description Per-request webhook: one POST when the job completes or fails. */
                     webhook?: {
                         /** @description URL that receives the POST notification (http or https). */
