@@ -100,6 +100,9 @@ export function scanReferences(doc: DocumentJson): ReferenceReport {
   plain(d.title, 'document.title');
   plain(d.author, 'document.author');
   plain(d.subject, 'document.subject');
+  plain(d.subtitle, 'document.subtitle');
+  plain(d.date, 'document.date');
+  plain(d.abstract, 'document.abstract');
   (d.keywords ?? []).forEach((k, i) => plain(k, `document.keywords[${i}]`));
   forEachElement(doc, (el, path) => scanElement(el, path, markup, plain));
   for (const part of ['header', 'footer'] as const) {

@@ -35,6 +35,7 @@ export async function writeDocx(source: OfficeDocument): Promise<Uint8Array> {
   const file = new Document({
     title: doc.meta.title ?? undefined,
     subject: doc.meta.subject ?? undefined,
+    description: doc.meta.description ?? undefined,
     creator: doc.meta.author ?? undefined,
     keywords: doc.meta.keywords.length ? doc.meta.keywords.join(', ') : undefined,
     // Word asks to update fields on opening: the TOC gets page numbers, SEQ captions are recounted.
@@ -133,7 +134,7 @@ function furnitureParagraph(f: Furniture, style: 'Header' | 'Footer'): Paragraph
  * is the job's, so the same request gives the same properties.
  */
 function coreProperties(doc: OfficeDocument): string {
-  const { title, author, subject, keywords, created } = doc.meta;
+  const { title, author, subject, description, keywords, created } = doc.meta;
   const el = (name: string, value: string | null) => (value ? `<${name}>${escapeXml(value)}</${name}>` : '');
   const when = `xsi:type="dcterms:W3CDTF">${escapeXml(new Date(created).toISOString().replace(/\.\d{3}Z$/, 'Z'))}`;
   return (
@@ -144,6 +145,7 @@ function coreProperties(doc: OfficeDocument): string {
     el('dc:subject', subject) +
     el('dc:creator', author) +
     el('cp:keywords', keywords.length ? keywords.join(', ') : null) +
+    el('dc:description', description) +
     el('cp:lastModifiedBy', author) +
     '<cp:revision>1</cp:revision>' +
     `<dcterms:created ${when}</dcterms:created><dcterms:modified ${when}</dcterms:modified>` +

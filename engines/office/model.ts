@@ -162,7 +162,7 @@ export interface HeadingStyle {
 }
 
 export interface OfficeDocument {
-  meta: { title: string | null; author: string | null; subject: string | null; keywords: string[]; created: string };
+  meta: { title: string | null; author: string | null; subject: string | null; description: string | null; keywords: string[]; created: string };
   /** BCP 47, e.g. en-US */
   locale: string;
   page: {

@@ -67,6 +67,7 @@ function metaXml(doc: OfficeDocument): string {
         el('meta:generator', null, 'Quire'),
         m.title ? el('dc:title', null, m.title) : null,
         m.subject ? el('dc:subject', null, m.subject) : null,
+        m.description ? el('dc:description', null, m.description) : null,
         m.keywords.map((k) => el('meta:keyword', null, k)),
         m.author ? [el('meta:initial-creator', null, m.author), el('dc:creator', null, m.author)] : null,
         when ? [el('meta:creation-date', null, when), el('dc:date', null, when)] : null,

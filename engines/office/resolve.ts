@@ -11,6 +11,7 @@ import { fontStack, MONO_STACK } from '../fonts/pdf-fonts.js';
 import { officeScriptFonts } from '../fonts/scripts.js';
 import { documentStrings } from '../fonts/glyph-coverage.js';
 import { wordsFor, type Words } from '../../document/locale-words.js';
+import { isoDocumentDate } from '../../document/document-date.js';
 import { DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLocale, tableStyle, type LoadedImage } from '../render-input.js';
 import { formatCitations, type CitationStyle } from './csl.js';
 import type { SizeCm } from './pictures.js';
@@ -119,8 +120,10 @@ class Resolver {
         title,
         author: d.author !== undefined ? this.#text.plain(d.author) : null,
         subject: d.subject !== undefined ? this.#text.plain(d.subject) : null,
+        description: d.abstract !== undefined ? this.#text.plain(d.abstract) : null,
         keywords: (d.keywords ?? []).map((k) => this.#text.plain(k)),
-        created: this.options.createdAt,
+        // An ISO document.date is the document's date; otherwise the job's time.
+        created: isoDocumentDate(d.date !== undefined ? this.#text.plain(d.date) : undefined)?.toISOString() ?? this.options.createdAt,
       },
       locale: defaults.locale ?? 'en-US',
       page: this.#page,

@@ -11,6 +11,7 @@ import { fontStack, monoStack } from '../fonts/pdf-fonts.js';
 import { documentCjkVariant, type CjkVariant } from '../fonts/scripts.js';
 import { documentStrings } from '../fonts/glyph-coverage.js';
 import { wordsFor } from '../../document/locale-words.js';
+import { isoDocumentDate } from '../../document/document-date.js';
 import { anchorIds, headingLevel, mapListItems, rowCells, visitElement, type ElementHandlers } from '../../document/element-visitor.js';
 import { CHART_PALETTE, DEFAULT_HEADINGS, RenderInputError, documentColors, furnitureParts, pageGeometry, parseLength as length, parseLocale, plainChartText, renderEach, substitute, tableStyle, variableText, type LoadedImage } from '../render-input.js';
 
@@ -104,8 +105,10 @@ class Builder {
       meta: {
         title: d.title !== undefined ? this.#plain(d.title) : null,
         author: d.author !== undefined ? [this.#plain(d.author)] : [],
-        subject: d.subject !== undefined ? this.#plain(d.subject) : null,
+        // A PDF has one description (Typst's `description`, the Info dictionary's Subject): the subject, else the abstract.
+        subject: d.subject !== undefined ? this.#plain(d.subject) : d.abstract !== undefined ? this.#plain(d.abstract) : null,
         keywords: (d.keywords ?? []).map((k) => this.#plain(k)),
+        date: typstDate(d.date !== undefined ? this.#plain(d.date) : undefined),
       },
       lang: locale.lang,
       // zh-Hant without a region: Typst's Traditional Chinese conventions (quotes, punctuation) are those of zh-TW.
@@ -360,3 +363,10 @@ function columnRules(d: DocumentJson['document'], count: number, gutter: number)
 }
 
 export { inlineText };
+
+/** An ISO `document.date` as the arguments of Typst's datetime (UTC); null: the render's time (`auto`). */
+function typstDate(text: string | undefined): Record<string, number> | null {
+  const date = isoDocumentDate(text);
+  if (!date) return null;
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: date.getUTCHours(), minute: date.getUTCMinutes(), second: date.getUTCSeconds() };
+}

@@ -78,7 +78,7 @@ test('renders document JSON with document.type docx: a DOCX job with its file na
 
 test('python-docx reads heading styles with outline levels, core properties, page size and sections', async () => {
   const d = await pythonDocx((await richDocx()).bytes);
-  assert.equal(d.core, { title: 'Element catalogue', author: 'Quire', subject: 'Every element', keywords: 'test', created: d.core.created });
+  assert.equal(d.core, { title: 'Element catalogue', author: 'Quire', subject: 'Every element', keywords: 'test', created: d.core.created, modified: d.core.created, description: null });
   assert.ok(d.core.created, 'core properties carry a creation date');
   const heading = (text: string) => d.paragraphs.find((p: Json) => p.text === text);
   for (const [text, level] of [['Introduction', 1], ['Lists', 2], ['Results', 2], ['Third level', 3], ['Fourth level', 4], ['Closing', 1], ['Cover page title', 1]] as const) {
@@ -270,6 +270,13 @@ test('renders Extended Markdown with document.type docx through POST /render/mar
   const parts = await xmlParts(bytes);
   assert.match(parts.get('word/footnotes.xml')!, /A footnote from Markdown\./);
   assert.ok(d.paragraphs.some((p: Json) => p.text.includes('On documents')), 'the bibliography entry');
+});
+
+test('writes Pandoc-style front matter (title, author list, date, keywords, abstract) as the DOCX core properties, the ISO date as created and modified', async () => {
+  const content = ['---', 'title: Field notes', 'subtitle: Spring', 'author: [Ada Lovelace, Alan Turing]', 'date: 2024-05-01', 'keywords: birds, spring', 'abstract: What we saw.', 'lang: en-GB', '---', '', 'Body.'].join('\n');
+  const { bytes } = await renderDocx(`${RENDER}/markdown`, { content, document: { type: 'docx' } });
+  const d = await pythonDocx(bytes);
+  assert.equal(d.core, { title: 'Field notes', author: 'Ada Lovelace, Alan Turing', subject: '', keywords: 'birds, spring', created: '2024-05-01T00:00:00', modified: '2024-05-01T00:00:00', description: 'What we saw.' });
 });
 
 test('fails a DOCX render of a part it cannot render with INVALID_DOCUMENT naming the path, and writes no file', async () => {

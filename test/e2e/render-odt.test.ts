@@ -126,6 +126,7 @@ test('odfpy reads headings with outline levels and heading styles, paragraphs an
   assert.equal(d.meta.creator, ['Quire']);
   assert.equal(d.meta.initialCreator, ['Quire']);
   assert.equal(d.meta.subject, ['Every element']);
+  assert.equal(d.meta.description, []);
   assert.equal(d.meta.keywords, ['test']);
   assert.equal(d.meta.generator, ['Quire']);
   assert.equal(d.meta.language, ['en-GB']);
@@ -341,6 +342,19 @@ test('hostile strings print literally in headings, paragraphs, cells, code and m
   assert.equal(d.meta.keywords, strings.slice(0, 3));
   const { text } = await libreOffice(bytes);
   for (const s of strings.map(printed)) assert.ok(normalise(text).includes(normalise(s)), `LibreOffice prints ${JSON.stringify(s)}`);
+});
+
+test('writes Pandoc-style front matter (title, author list, date, keywords, abstract, lang) as the ODT meta, the ISO date as the creation date', async () => {
+  const content = ['---', 'title: Field notes', 'author:', '  - Ada Lovelace', '  - Alan Turing', 'date: 2024-05-01T09:30:00+02:00', 'keywords: [birds, spring]', 'abstract: What we saw.', 'lang: de-DE', '---', '', 'Body.'].join('\n');
+  const { bytes } = await renderOdt(`${RENDER}/markdown`, { content, document: { type: 'odt' } });
+  const d = await odfpy(bytes);
+  assert.equal(d.meta.title, ['Field notes']);
+  assert.equal(d.meta.creator, ['Ada Lovelace, Alan Turing']);
+  assert.equal(d.meta.keywords, ['birds', 'spring']);
+  assert.equal(d.meta.description, ['What we saw.']);
+  assert.equal(d.meta.creationDate, ['2024-05-01T07:30:00Z']);
+  assert.equal(d.meta.date, ['2024-05-01T07:30:00Z']);
+  assert.equal(d.meta.language, ['de-DE']);
 });
 
 test('renders Extended Markdown with document.type odt through POST /render/markdown', async () => {

@@ -67,6 +67,8 @@ def main(path):
             'subject': cp.subject,
             'keywords': cp.keywords,
             'created': cp.created.isoformat() if cp.created else None,
+            'modified': cp.modified.isoformat() if cp.modified else None,
+            'description': cp.comments or None,
         },
         'paragraphs': paragraphs,
         'tables': tables,

@@ -68,6 +68,8 @@ def main(path):
     metadata = {
         'title': texts(m.getElementsByType(dc.Title)),
         'subject': texts(m.getElementsByType(dc.Subject)),
+        'description': texts(m.getElementsByType(dc.Description)),
+        'date': texts(m.getElementsByType(dc.Date)),
         'creator': texts(m.getElementsByType(dc.Creator)),
         'initialCreator': texts(m.getElementsByType(meta.InitialCreator)),
         'keywords': texts(m.getElementsByType(meta.Keyword)),

@@ -2639,12 +2639,18 @@ export interface operations {
                             filename?: string;
                             /** @description Title (document metadata). Max 200 chars. */
                             title?: string;
+                            /** @description Subtitle (metadata; not printed). Max 200 chars. */
+                            subtitle?: string;
                             /** @description Author (metadata). Max 100 chars. */
                             author?: string;
                             /** @description Subject (metadata). Max 200 chars. */
                             subject?: string;
                             /** @description Keywords (metadata). Max 10 of 50 chars. */
                             keywords?: string[];
+                            /** @description Date of the document, any text (metadata; not printed). An ISO date (2024-05-01, or 2024-05-01T10:30:00Z) becomes the PDF, DOCX and ODT creation date instead of the render's time. Max 100 chars. */
+                            date?: string;
+                            /** @description Abstract (metadata; not printed): the description of DOCX and ODT, and of the PDF when there is no subject. Max 2000 chars. */
+                            abstract?: string;
                             /**
                              * @description Paper size (default A4).
                              * @default A4
@@ -14500,12 +14506,18 @@ export interface operations {
                                 filename?: string;
                                 /** @description Title (document metadata). Max 200 chars. */
                                 title?: string;
+                                /** @description Subtitle (metadata; not printed). Max 200 chars. */
+                                subtitle?: string;
                                 /** @description Author (metadata). Max 100 chars. */
                                 author?: string;
                                 /** @description Subject (metadata). Max 200 chars. */
                                 subject?: string;
                                 /** @description Keywords (metadata). Max 10 of 50 chars. */
                                 keywords?: string[];
+                                /** @description Date of the document, any text (metadata; not printed). An ISO date (2024-05-01, or 2024-05-01T10:30:00Z) becomes the PDF, DOCX and ODT creation date instead of the render's time. Max 100 chars. */
+                                date?: string;
+                                /** @description Abstract (metadata; not printed): the description of DOCX and ODT, and of the PDF when there is no subject. Max 2000 chars. */
+                                abstract?: string;
                                 /**
                                  * @description Paper size (default A4).
                                  * @default A4

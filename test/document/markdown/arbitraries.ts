@@ -172,7 +172,7 @@ const section: fc.Arbitrary<Section> = fc.oneof(
 ) as fc.Arbitrary<Section>;
 
 const settings = fc.record(
-  { type: fc.constantFrom('pdf', 'docx', 'odt'), filename: fc.constantFrom('report', 'a-b_c'), title: plain, author: plain, keywords: fc.array(plain, { maxLength: 3 }), size: fc.constantFrom('A4', 'Letter'), orientation: fc.constantFrom('portrait', 'landscape'), marginTop: fc.constantFrom(0, 2.5) },
+  { type: fc.constantFrom('pdf', 'docx', 'odt'), filename: fc.constantFrom('report', 'a-b_c'), title: plain, subtitle: plain, author: plain, date: fc.constantFrom('2024-05-01', '2024-05-01T10:30:00Z', 'Spring 2024', '2024'), abstract: plain, keywords: fc.array(plain, { maxLength: 3 }), size: fc.constantFrom('A4', 'Letter'), orientation: fc.constantFrom('portrait', 'landscape'), marginTop: fc.constantFrom(0, 2.5) },
   { requiredKeys: ['type'] },
 );
 
