@@ -27,6 +27,8 @@ export class ParseContext {
   readonly positions = new Map<string, Point>();
   /** YAML read from the source (front matter, chart blocks): paths under `prefix` are found in `yaml`. */
   readonly yamlSources: Array<{ prefix: string; yaml: YamlText }> = [];
+  /** Settings the front matter gave by an alias (`document.author` → `author`): issues about them point there. */
+  readonly aliasPaths = new Map<string, string>();
   #lineStarts: number[] | null = null;
 
   constructor(readonly source: string) {}

@@ -3,6 +3,7 @@ import type { FootnoteDefinition, Nodes, RootContent, Yaml } from 'mdast';
 import type { ContainerDirective } from 'mdast-util-directive';
 import YAML from 'yaml';
 import { YamlText } from './yaml-text.js';
+import { FRONT_MATTER_ALIASES, applyAliases } from './front-matter-aliases.js';
 import type { Defaults, DocumentJson, Element, FlowSection, Section } from '../../contracts/document-json.js';
 import { scanReferences, validateDocument } from '../validator.js';
 import { mergeDefaults } from '../styles.js';
@@ -47,6 +48,11 @@ export interface ParseResult {
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
 
 const FRONT_MATTER_KEYS = ['document', 'variables', 'abbreviations', 'citations', 'defaults'] as const;
+
+/** The keys a front matter may have, for messages: the sections, then the aliases of single settings. */
+const KEYS_TEXT = `${FRONT_MATTER_KEYS.join(', ')}, or the aliases ${Object.entries(FRONT_MATTER_ALIASES)
+  .map(([key, path]) => `${key} (${path.join('.')})`)
+  .join(', ')}`;
 
 /** Parses Extended Markdown. Never throws: any failure is an error in the result. */
 export function parseMarkdown(source: string, options: ParseOptions = {}): ParseResult {
@@ -157,16 +163,17 @@ function frontMatter(ctx: ParseContext, node: Yaml): Record<string, unknown> {
   }
   if (data === null || data === undefined) return {};
   if (typeof data !== 'object' || Array.isArray(data)) {
-    ctx.error('INVALID_FRONT_MATTER', `the front matter must be a YAML mapping with the keys ${FRONT_MATTER_KEYS.join(', ')}`, node, '(front matter)');
+    ctx.error('INVALID_FRONT_MATTER', `the front matter must be a YAML mapping with the keys ${KEYS_TEXT}`, node, '(front matter)');
     return {};
   }
   const settings = data as Record<string, unknown>;
+  applyAliases(ctx, yaml, settings);
   for (const key of Object.keys(settings)) {
     if ((FRONT_MATTER_KEYS as readonly string[]).includes(key)) continue;
     const { contents } = yaml.doc;
     const keyNode = contents && YAML.isMap(contents) ? contents.items.find((p) => YAML.isScalar(p.key) && p.key.value === key)?.key : undefined;
     const range = (keyNode as { range?: [number, number, number] } | undefined)?.range;
-    ctx.error('INVALID_FRONT_MATTER', `the front matter has no key "${key}"; the keys are ${FRONT_MATTER_KEYS.join(', ')} (page and metadata settings go under document:)`, range ? yaml.pointAt(range[0]) : node, '(front matter)');
+    ctx.error('INVALID_FRONT_MATTER', `the front matter has no key "${key}"; the keys are ${KEYS_TEXT} (other page and metadata settings go under document:)`, range ? yaml.pointAt(range[0]) : node, '(front matter)');
     delete settings[key];
   }
   ctx.yamlSources.push({ prefix: '', yaml });
@@ -248,13 +255,21 @@ function place(ctx: ParseContext, issue: Issue): Issue {
   return at ? { ...issue, line: at.line, column: at.column } : { ...issue, line: 1, column: 1 };
 }
 
+/** `document.keywords[2]` → `keywords[2]` when the front matter gave document.keywords as `keywords:`. */
+function aliasOf(ctx: ParseContext, path: string): string {
+  for (const [setting, key] of ctx.aliasPaths) {
+    if (path === setting || path.startsWith(`${setting}.`) || path.startsWith(`${setting}[`)) return key + path.slice(setting.length);
+  }
+  return path;
+}
+
 function locate(ctx: ParseContext, path: string): Point | undefined {
   for (const source of ctx.yamlSources) {
     let rest: string;
     if (source.prefix === '') {
       const top = /^[A-Za-z]+/.exec(path)?.[0];
       if (!top || !(FRONT_MATTER_KEYS as readonly string[]).includes(top)) continue;
-      rest = path;
+      rest = aliasOf(ctx, path);
     } else if (path.startsWith(`${source.prefix}.`)) rest = path.slice(source.prefix.length + 1);
     else continue;
     const segments: Array<string | number> = [];

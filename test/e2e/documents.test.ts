@@ -214,6 +214,22 @@ test("saves Markdown with the request's variables over the front matter and read
   assert.is(JSON.stringify((await api.get(`${DOCS}/${doc.id}`)).body.config), JSON.stringify(doc.config));
 });
 
+test('saves Markdown with Pandoc-style front matter and reads it back in the canonical document: form, which saves the same config again', async () => {
+  const content = ['---', 'title: Field notes', 'subtitle: Spring count', 'author: [Ada Lovelace, Alan Turing]', 'date: 2024-05-01', 'keywords: birds, spring', 'abstract: What we saw.', 'lang: en-GB', '---', '', '# Birds', ''].join('\n');
+  const r = await api.post(`${DOCS}/markdown`, { content });
+  assert.is(r.status, 201, r.bytes.toString());
+  assert.is(r.body.name, 'Field notes');
+  assert.equal(r.body.config.document, { type: 'pdf', title: 'Field notes', subtitle: 'Spring count', author: 'Ada Lovelace, Alan Turing', date: '2024-05-01', abstract: 'What we saw.', keywords: ['birds', 'spring'] });
+  assert.equal(r.body.config.defaults, { locale: 'en-GB' });
+  const md = await api.get(`${DOCS}/${r.body.id}/markdown`);
+  assert.is(md.body.format, 'markdown');
+  assert.match(md.body.markdown, /^---\ndocument:\n {2}type: pdf\n {2}title: Field notes\n/);
+  assert.not.match(md.body.markdown, /^(title|author|lang):/m);
+  const back = await patch(`${DOCS}/${r.body.id}/markdown`, { markdown: md.body.markdown });
+  assert.is(back.status, 200, back.bytes.toString());
+  assert.is(JSON.stringify(back.body.config), JSON.stringify(r.body.config));
+});
+
 const RUNS = 25;
 
 test('Markdown read back and written unchanged keeps the config byte for byte, for generated documents', async () => {

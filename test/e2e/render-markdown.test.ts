@@ -159,10 +159,11 @@ test('reports malformed front matter, unclosed directives and limits with positi
   assert.is(yaml.valid, false);
   assert.is(yaml.errors[0].code, 'INVALID_FRONT_MATTER');
   assert.ok(yaml.errors[0].line >= 2, JSON.stringify(yaml.errors));
-  const key = await validate({ content: '---\ntitle: misplaced\n---\n\nText\n' });
+  const key = await validate({ content: '---\ntitel: misplaced\n---\n\nText\n' });
   assert.equal(codes(key.errors), ['INVALID_FRONT_MATTER']);
   assert.is(key.errors[0].line, 2);
   assert.match(key.errors[0].message, /document:/);
+  assert.match(key.errors[0].message, /title \(document\.title\).*lang \(defaults\.locale\)/);
   const limits = await validate({ content: '---\ndocument:\n  title: ok\n  marginTop: 11\n---\n\nText\n' });
   assert.equal(codes(limits.errors), ['LIMIT_EXCEEDED']);
   assert.is(limits.errors[0].path, 'document.marginTop');
@@ -266,6 +267,36 @@ Revenue grew **strongly** and the ~API~ shipped.[^1]
   assert.match(meta, /Keywords:\s+alpha, beta/);
   assert.match(meta, /Page size:\s+612 x 792 pts \(letter\)/);
   assert.is(await balance(), before - job.creditCost);
+});
+
+test('reads Pandoc, Jekyll, Hugo and Obsidian front matter keys as document settings: PDF Title, Author, Subject (the abstract), Keywords and the ISO date', async () => {
+  const content = ['---', 'title: Field notes', 'subtitle: Spring count', 'author:', '  - Ada Lovelace', '  - Alan Turing', 'date: 2024-05-01', 'keywords: birds, spring', 'abstract: What we saw.', 'lang: de-DE', '---', '', 'Body text.', ''].join('\n');
+  assert.equal(await validate({ content }), { valid: true, errors: [], warnings: [] });
+  const { file } = await renderMarkdown({ content });
+  const meta = await info(file);
+  assert.match(meta, /Title:\s+Field notes\n/);
+  assert.match(meta, /Author:\s+Ada Lovelace, Alan Turing\n/);
+  assert.match(meta, /Subject:\s+What we saw\.\n/);
+  assert.match(meta, /Keywords:\s+birds, spring\n/);
+  assert.match(meta, /CreationDate:\s+Wed May\s+1 00:00:00 2024 UTC\n/);
+  // A date that is not an ISO date stays text: the PDF's date is the render's.
+  const { file: other } = await renderMarkdown({ content: '---\ndate: Spring 2024\n---\n\nBody.\n' });
+  assert.match(await info(other), new RegExp(`CreationDate:.* ${new Date().getUTCFullYear()} UTC`));
+});
+
+test('a setting given both as an alias and under document: or defaults: with different values is an error naming both keys and lines; the same value twice is not', async () => {
+  const title = await validate({ content: '---\ntitle: A\ndocument:\n  title: B\n---\n\nText\n' });
+  assert.equal(title.errors.map((e: Json) => [e.code, e.path, e.line]), [['INVALID_FRONT_MATTER', '(front matter)', 2]]);
+  assert.match(title.errors[0].message, /title \(line 2\) and document\.title \(line 4\)/);
+  const lang = await validate({ content: '---\ndefaults:\n  locale: fr-FR\nlang: de-DE\n---\n\nText\n' });
+  assert.equal(lang.errors.map((e: Json) => [e.code, e.line]), [['INVALID_FRONT_MATTER', 4]]);
+  assert.match(lang.errors[0].message, /lang \(line 4\) and defaults\.locale \(line 3\)/);
+  assert.equal(await validate({ content: '---\ntitle: Same\nkeywords: a, b\ndocument:\n  title: Same\n  keywords: [a, b]\n---\n\nText\n' }), { valid: true, errors: [], warnings: [] });
+  // An alias's value is checked as the setting it stands for, and placed on the alias's line.
+  const long = await validate({ content: `---\nsubtitle: ok\nauthor: ${'x'.repeat(101)}\n---\n\nText\n` });
+  assert.equal(long.errors.map((e: Json) => [e.code, e.path, e.line]), [['LIMIT_EXCEEDED', 'document.author', 3]]);
+  const locale = await validate({ content: '---\nlang: not a tag\n---\n\nText\n' });
+  assert.equal(locale.errors.map((e: Json) => [e.path, e.line]), [['defaults.locale', 2]]);
 });
 
 test('request fields go over the front matter: document field by field, variables key by key', async () => {

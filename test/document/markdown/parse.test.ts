@@ -27,6 +27,25 @@ test('defaults document.type to pdf and reads the front matter settings', () => 
   assert.equal(doc.defaults, { fonts: { size: 11 }, citationStyle: 'apa' });
 });
 
+test('reads the Pandoc, Jekyll, Hugo and Obsidian keys title, subtitle, author, date, abstract, keywords and lang as settings', () => {
+  const doc = parse('---\ntitle: Notes\nsubtitle: Spring\nauthor:\n  - Ada\n  - name: Alan\ndate: 2024-05-01\nabstract: Short.\nkeywords: a, b ,, c\nlang: de-CH\ndocument:\n  size: A5\n---\n\nText');
+  assert.equal(doc.document, { type: 'pdf', size: 'A5', title: 'Notes', subtitle: 'Spring', author: 'Ada, Alan', date: '2024-05-01', abstract: 'Short.', keywords: ['a', 'b', 'c'] });
+  assert.equal(doc.defaults, { locale: 'de-CH' });
+  // YAML numbers are the text they were written as (a year as the date, a numeric title).
+  assert.equal(parse('---\ntitle: 1984\ndate: 2024\nkeywords: [7, x]\n---\n').document, { type: 'pdf', title: '1984', date: '2024', keywords: ['7', 'x'] });
+  assert.equal(parse('---\nauthor: Ada Lovelace\n---\n').document.author, 'Ada Lovelace');
+});
+
+test('an alias and its setting with different values are an error naming both lines; the same value twice is accepted', () => {
+  assert.equal(errors('---\ntitle: A\ndocument:\n  title: B\n---\n'), [['INVALID_FRONT_MATTER', '(front matter)', 2, 1]]);
+  assert.match(parseMarkdown('---\ndocument:\n  author: X\nauthor: [Y, Z]\n---\n').errors[0]!.message, /author \(line 4\) and document\.author \(line 3\)/);
+  assert.equal(errors('---\nlang: de\ndefaults:\n  locale: fr\n---\n'), [['INVALID_FRONT_MATTER', '(front matter)', 2, 1]]);
+  assert.equal(parse('---\nauthor: [A, B]\ndocument:\n  author: A, B\n---\n').document.author, 'A, B');
+  // Errors about an alias's value point at the alias.
+  assert.equal(errors('---\nkeywords: [a, {b: 1}]\n---\n'), [['INVALID_FIELD', 'document.keywords[1]', 2, 15]]);
+  assert.equal(errors('---\nauthor: [A, [B]]\n---\n').map((e) => [e[1], e[2]]), [['document.author', 2]]);
+});
+
 test('reads ATX and setext headings with ids and alignment', () => {
   assert.equal(content('# Title {#top}\n\n## Second {#s2 align=center}\n\nThird\n-----\n\n###### Six'), [
     { type: 'h1', text: 'Title', id: 'top' },
