@@ -111,12 +111,15 @@ const parseWhole = (text: string): Root => parserFor(text)(text);
  * Chunk trees of recent parses, by the chunk's text (stand-ins included): a document written back after an edit
  * (PATCH of a saved document's Markdown) is mostly the chunks of its last parse, and a chunk's tree depends on its
  * text alone. Readers get a copy (the join shifts and filters what it gets). Bounded by the text it keys.
+ * Only the chunks of a source no longer than the bound are stored: a longer one, read again from its start,
+ * would push out each of its chunks before coming back to it (least recently used goes first), so storing
+ * them would cost a copy of every tree (a sixth of a 1 MB parse) and hold the memory for no hit.
  */
 const CHUNK_CACHE_CHARS = 512 * 1024;
 const chunkCache = new Map<string, Root>();
 let chunkCacheChars = 0;
 
-function parseChunk(text: string): Root {
+function parseChunk(text: string, store: boolean): Root {
   const hit = chunkCache.get(text);
   if (hit) {
     chunkCache.delete(text);
@@ -124,7 +127,7 @@ function parseChunk(text: string): Root {
     return structuredClone(hit);
   }
   const tree = parseWhole(text);
-  if (text.length <= CHUNK_CACHE_CHARS / 16) {
+  if (store && text.length <= CHUNK_CACHE_CHARS / 16) {
     chunkCache.set(text, structuredClone(tree));
     chunkCacheChars += text.length;
     for (const [key] of chunkCache) {
@@ -191,7 +194,7 @@ function chunkedTree(source: string, cuts: ReadonlyArray<{ offset: number; line:
     const standIns = k < ends.length - 1 || !first ? labels : '';
     const prefix = standIns && !first ? `${standIns}\n\n` : '';
     const input = standIns ? (first ? `${text}\n\n${standIns}` : prefix + text) : text;
-    const tree = parseChunk(input);
+    const tree = parseChunk(input, source.length <= CHUNK_CACHE_CHARS);
     if (standIns) tree.children = tree.children.filter((n) => (n.position?.start.offset ?? 0) >= prefix.length && (n.position?.start.offset ?? 0) < prefix.length + text.length);
     const last = tree.children[tree.children.length - 1];
     if (k < ends.length - 1 && (last?.position?.end.offset ?? 0) > prefix.length + text.replace(/\s+$/, '').length) {
