@@ -1,6 +1,7 @@
 // Extended Markdown over HTTP: POST /render/validate/markdown and POST /render/markdown against a started server,
 // the PDFs read back by poppler (pdftotext, pdfinfo, pdffonts) and the style presets compared with golden images.
 // test-stores: once (Extended Markdown rendering and validation; its jobs reach the store as render.test's do).
+// Longer than 400 lines: one started server serves every Extended Markdown HTTP test (validation, rendering, front matter, presets), each read back with poppler.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import http from 'node:http';
