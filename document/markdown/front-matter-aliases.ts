@@ -50,7 +50,8 @@ export function applyAliases(ctx: ParseContext, yaml: YamlText, settings: Record
     if (!Object.hasOwn(settings, key)) continue;
     const value = settingValue(key, settings[key]);
     delete settings[key];
-    if (settings[group] === undefined) settings[group] = {};
+    // `document:` with nothing after it is YAML null: an empty mapping here, as it is to the parse.
+    if (settings[group] === undefined || settings[group] === null) settings[group] = {};
     const target = settings[group];
     // `document: 3` and the like: the validator names that; the alias has nowhere to go.
     if (!isRecord(target)) continue;

@@ -34,6 +34,9 @@ test('reads the Pandoc, Jekyll, Hugo and Obsidian keys title, subtitle, author, 
   // YAML numbers are the text they were written as (a year as the date, a numeric title).
   assert.equal(parse('---\ntitle: 1984\ndate: 2024\nkeywords: [7, x]\n---\n').document, { type: 'pdf', title: '1984', date: '2024', keywords: ['7', 'x'] });
   assert.equal(parse('---\nauthor: Ada Lovelace\n---\n').document.author, 'Ada Lovelace');
+  // `document:` and `defaults:` with nothing after them (YAML null) take the aliases.
+  const empty = parse('---\ntitle: T\nlang: fr\ndocument:\ndefaults:\n---\n');
+  assert.equal([empty.document, empty.defaults], [{ type: 'pdf', title: 'T' }, { locale: 'fr' }]);
 });
 
 test('an alias and its setting with different values are an error naming both lines; the same value twice is accepted', () => {
