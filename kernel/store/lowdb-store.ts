@@ -11,9 +11,11 @@ import { beginKey, expiredKeyChanges, jobByKey, ownedKeyChange } from './idempot
 import { EmbeddedWebhooks } from './webhook-state.js';
 import { EmbeddedForms } from './form-state.js';
 import { EmbeddedOperatorLog } from './operator-state.js';
+import { listJobs } from './job-list-state.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from './store.js';
 import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from './store.js';
+import type { JobListFilter, JobListRow } from './store.js';
 import type { AssetRecord, BulkJobRecord, DocumentRecord, IntegrationClient, ResourceTokenRecord, StylePresetRecord, TemplateRecord } from '../model.js';
 import type { BlockRecord } from '../model.js';
 import type { ApiKeyRecord, FileRecord, JobRecord, JobStatus, LedgerEntry, Organization } from '../model.js';
@@ -265,6 +267,10 @@ export class LowdbStore implements Store {
       .filter((j) => statuses.includes(j.status))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
       .map(jobCopy);
+  }
+
+  async listJobs(orgId: string, filter: JobListFilter, limit: number, after?: PageKey): Promise<JobListRow[]> {
+    return listJobs(this.#data, orgId, filter, limit, after, jobCopy, (b) => structuredClone(b));
   }
 
   async outstandingEstimate(orgId: string): Promise<number> {

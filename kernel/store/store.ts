@@ -71,6 +71,12 @@ export interface Store {
    */
   finishJob(id: string, patch: Partial<JobRecord>, charge: Omit<LedgerEntry, 'balanceAfter'> | null, output?: FileRecord, event?: WebhookEvent): Promise<JobRecord>;
   listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]>;
+  /**
+   * The organization's jobs as GET /jobs lists them: its render and tools jobs (not the items of a bulk job) and its
+   * bulk jobs, newest first (ties by id), after the one `after` names, at most `limit`; `filter` keeps the kinds and
+   * stored statuses it names (absent or empty: every one).
+   */
+  listJobs(orgId: string, filter: JobListFilter, limit: number, after?: PageKey): Promise<JobListRow[]>;
   /** Sum of the estimates of the organization's unfinished jobs (credits already promised). */
   outstandingEstimate(orgId: string): Promise<number>;
   /** The organization's balance and outstandingEstimate read together (one read where a read costs a round trip); undefined when the organization is unknown. */
@@ -235,6 +241,17 @@ export interface Store {
   /** The audit log, newest first, after the entry `after` names, at most `limit`. */
   listOperatorAudit(limit: number, after?: PageKey): Promise<OperatorAuditEntry[]>;
 }
+
+/** The kinds of job GET /jobs lists: render and tools jobs (JobRecord.kind, absent: tools) and bulk jobs. */
+export type JobListKind = 'render' | 'tools' | 'bulk';
+
+export interface JobListFilter {
+  kinds?: JobListKind[];
+  statuses?: JobStatus[];
+}
+
+/** One row of the job list: a render or tools job, or a bulk job. */
+export type JobListRow = { kind: 'job'; job: JobRecord } | { kind: 'bulk'; bulk: BulkJobRecord };
 
 /** The fields of a form a change may replace. */
 export type FormChange = Partial<Omit<FormRecord, 'id' | 'orgId' | 'documentId' | 'version' | 'createdAt' | 'updatedAt'>>;

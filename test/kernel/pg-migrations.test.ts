@@ -129,7 +129,7 @@ test('migration 0010 adds the plugin overrides and the operators\' audit log, wh
   const db = await emptyDatabase();
   const pool = db.pool();
   await migrate(pool, MIGRATIONS.filter((m) => m.version <= 9));
-  assert.equal(await migrate(pool), [10]);
+  assert.equal(await migrate(pool, MIGRATIONS.filter((m) => m.version <= 10)), [10]);
   assert.equal((await versions(pool)).slice(-1), [{ version: 10, name: '0010_operators' }]);
   const store = new PgStore(db.url, 1);
   try {
@@ -138,6 +138,26 @@ test('migration 0010 adds the plugin overrides and the operators\' audit log, wh
     await store.setPluginOverride(override, entry);
     assert.equal(await store.listPluginOverrides(), [override]);
     assert.equal(await store.listOperatorAudit(10), [entry]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('migration 0011 gives the bulk jobs already stored their created_at, so the job list shows them in order beside the jobs', async () => {
+  const db = await emptyDatabase();
+  const pool = db.pool();
+  await migrate(pool, MIGRATIONS.filter((m) => m.version <= 10));
+  const bulk = { id: 'bulk-1', orgId: 'org-1', status: 'COMPLETED', createdAt: '2030-01-01T00:02:00.000Z', items: [] };
+  const job = { id: 'job-1', kind: 'render', orgId: 'org-1', status: 'PENDING', createdAt: '2030-01-01T00:01:00.000Z' };
+  await pool.query("INSERT INTO bulk_jobs (id, org_id, status, data) VALUES ('bulk-1', 'org-1', 'COMPLETED', $1)", [JSON.stringify(bulk)]);
+  await pool.query("INSERT INTO jobs (id, org_id, status, created_at, data) VALUES ('job-1', 'org-1', 'PENDING', $1, $2)", [job.createdAt, JSON.stringify(job)]);
+  assert.equal(await migrate(pool), [11]);
+  assert.equal((await versions(pool)).slice(-1), [{ version: 11, name: '0011_job_list' }]);
+  const { rows } = await pool.query<{ created_at: Date }>("SELECT created_at FROM bulk_jobs WHERE id = 'bulk-1'");
+  assert.is(rows[0]!.created_at.toISOString(), bulk.createdAt);
+  const store = new PgStore(db.url, 1);
+  try {
+    assert.equal((await store.listJobs('org-1', {}, 10)).map((r) => r.kind), ['bulk', 'job']);
   } finally {
     await store.close();
   }

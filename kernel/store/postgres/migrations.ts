@@ -8,6 +8,7 @@ import { IDEMPOTENCY_SQL } from './pg-idempotency.js';
 import { WEBHOOKS_SQL } from './pg-webhooks.js';
 import { FORMS_SQL } from './pg-forms.js';
 import { OPERATORS_SQL } from './pg-operators.js';
+import { JOB_LIST_SQL } from './pg-job-list.js';
 
 export interface Migration {
   version: number;
@@ -66,6 +67,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: '0008_idempotency', sql: IDEMPOTENCY_SQL },
   { version: 9, name: '0009_forms', sql: FORMS_SQL },
   { version: 10, name: '0010_operators', sql: OPERATORS_SQL },
+  { version: 11, name: '0011_job_list', sql: JOB_LIST_SQL },
 ];
 
 /** The advisory lock key all Quire nodes migrate under ("quire-mg" as a 64-bit integer). */

@@ -31,7 +31,7 @@ const TABLES = {
   templates: spec<TemplateRecord>(['org_id', 'created_at'], (t) => [t.orgId, t.createdAt]),
   blocks: spec<BlockRecord>(['org_id', 'created_at'], (b) => [b.orgId, b.createdAt]),
   assets: spec<AssetRecord>(['org_id', 'source_image_id'], (a) => [a.orgId, a.sourceImageId ?? null]),
-  bulk_jobs: spec<BulkJobRecord>(['org_id', 'status', 'completed_at'], (b) => [b.orgId, b.status, b.completedAt || null]),
+  bulk_jobs: spec<BulkJobRecord>(['org_id', 'status', 'completed_at', 'created_at'], (b) => [b.orgId, b.status, b.completedAt || null, b.createdAt]),
   webhook_endpoints: spec<WebhookEndpointRecord>(['org_id', 'enabled', 'events', 'created_at'], (e) => [e.orgId, e.enabled, e.events, e.createdAt]),
   // A delivery's lease is in its own columns (lease_owner, lease_until), written by claims and attempts only.
   webhook_deliveries: spec<WebhookDeliveryRecord>(['org_id', 'endpoint_id', 'status', 'next_attempt_at', 'created_at'], (d) => [d.orgId, d.endpointId, d.status, d.nextAttemptAt, d.createdAt]),

@@ -5,6 +5,7 @@ import { DatabaseTooNewError, migrate } from './migrations.js';
 import { PgWorkspace } from './pg-workspace.js';
 import { PgForms } from './pg-forms.js';
 import { PgOperators } from './pg-operators.js';
+import { listJobs } from './pg-job-list.js';
 import { KeyCache } from './pg-key-cache.js';
 import { fanOutBulk, PgWebhooks } from './pg-webhooks.js';
 import { addLedger, admitJob, checkCredit, claimJob, creditState, finishJob, FINISHED_CHANNEL, outstandingEstimate, readOrganizations, stageBulk, stageJob, type KnownJob } from './pg-jobs.js';
@@ -13,6 +14,7 @@ import * as idempotency from './pg-idempotency.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from '../store.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from '../store.js';
+import type { JobListFilter, JobListRow } from '../store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../../model.js';
 import type { FilloutRecord, FormRecord } from '../../model.js';
 import type { OperatorAuditEntry, PluginOverride } from '../../model.js';
@@ -243,6 +245,10 @@ export class PgStore implements Store {
     const known = this.#known.get(id);
     this.#known.delete(id);
     return finishJob(this.#pool, id, jobPatch(patch), charge, output, known, event);
+  }
+
+  listJobs(orgId: string, filter: JobListFilter, limit: number, after?: PageKey): Promise<JobListRow[]> {
+    return listJobs(this.#pool, orgId, filter, limit, after);
   }
 
   async listJobsByStatus(statuses: JobStatus[]): Promise<JobRecord[]> {
