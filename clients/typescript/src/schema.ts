@@ -1394,6 +1394,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dev/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's jobs: render, tools and bulk render, newest first (paged)
+         * @description Each item names the path to poll (`statusPath`) and, once COMPLETED with an output, a signed `downloadUrl`. A bulk job is one item with its `items` counts; its items' render jobs are not listed one by one (GET /bulk-render/{id} has them). Jobs are kept as long as GET on them answers (finished jobs are deleted after the retention period, docs/api.md). With a `status` filter a page may hold fewer than `limit` items and still have a `nextCursor`: follow it until it is null.
+         */
+        get: operations["getApiV1DevJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dev/tools/jobs/{jobId}": {
         parameters: {
             query?: never;
@@ -13144,6 +13164,103 @@ export interface operations {
             };
             /** @description FORBIDDEN: the key is not an operator key (docs/operators.md) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error (see docs/errors.md) */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiV1DevJobs: {
+        parameters: {
+            query?: {
+                /** @description Only jobs in these states: PENDING, PROCESSING, COMPLETED, FAILED (comma-separated for several). */
+                status?: string;
+                /** @description Only these kinds: render, tools, bulk (comma-separated for several). */
+                kind?: string;
+                /** @description Items per page, 1 to 100 (default 20). */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * @description render: GET /render/{id}; tools: GET /tools/jobs/{id}; bulk: GET /bulk-render/{id}.
+                             * @enum {string}
+                             */
+                            kind: "render" | "tools" | "bulk";
+                            /** @description What the job does: render.pdf, pdf.merge, … (`bulk-render` for a bulk job). */
+                            action: string;
+                            /** @enum {string} */
+                            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When it reached COMPLETED or FAILED.
+                             */
+                            finishedAt: string | null;
+                            /** @description Why it failed. */
+                            error: string | null;
+                            /** @description Machine-readable code of the failure (docs/errors.md); null for a bulk job. */
+                            errorCode: string | null;
+                            /** @description The path to poll, under the API base (/api/v1/dev): /render/{id}, /tools/jobs/{id} or /bulk-render/{id}. */
+                            statusPath: string;
+                            /** @description Signed, time-limited URL of the output (a bulk job's ZIP) once COMPLETED with one; null otherwise. */
+                            downloadUrl: string | null;
+                            /** @description Credits it costs (a bulk job: every item that can run). */
+                            creditCost: number;
+                            /** @description Percent done, 0 to 100 (a bulk job: its ended items of all). */
+                            progress: number;
+                            /** @description A bulk job's items: how many there are, have completed and have failed (null for other jobs). */
+                            items: {
+                                total: number;
+                                completed: number;
+                                failed: number;
+                            } | null;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null on the last. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Missing, malformed or wrong kind of credentials */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
