@@ -1,5 +1,5 @@
 // The console's shell: sign-in, the header (credits, pages, sign-out) and the page the path names (/console/editor,
-// /console/library, /console/plugins); it keeps the editor's draft, so the Library can open things in the editor.
+// /console/library, /console/jobs, …, /console/plugins); it keeps the editor's draft, so the Library can open things in the editor.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { call, storedKey, storeKey, whoIs, type Role } from './api.js';
@@ -8,11 +8,17 @@ import { Editor } from './editor.js';
 import { Library } from './library.js';
 import { NEW_DRAFT, type Draft } from './draft.js';
 import { Plugins } from './plugins.js';
+import { Jobs } from './jobs.js';
+import { CreditsPage } from './credits.js';
+import { ApiKeys } from './api-keys.js';
+import { Webhooks } from './webhooks.js';
 import './console.css';
 
 const BASE = '/console';
 
-const TITLES: Record<string, string> = { editor: 'Editor', library: 'Library', plugins: 'Plugins' };
+const TITLES: Record<string, string> = { editor: 'Editor', library: 'Library', jobs: 'Jobs', credits: 'Credits', keys: 'API keys', webhooks: 'Webhooks', plugins: 'Plugins' };
+/** The pages of a key's role, in the header's order: an operator key has the Plugins page only. */
+const pagesOf = (role: Role) => (role === 'operator' ? ['plugins'] : ['editor', 'library', 'jobs', 'credits', 'keys', 'webhooks']);
 
 function currentPage(): string {
   return location.pathname.slice(BASE.length).replace(/^\/+|\/+$/g, '');
@@ -54,9 +60,10 @@ function App() {
   }, []);
 
   if (checking) return <p class="loading">Checking the key…</p>;
-  if (!session) return <SignIn onSignedIn={(key, role) => (storeKey(key), setSession({ key, role }), setDraftState(NEW_DRAFT), go(role === 'operator' ? 'plugins' : 'editor'))} />;
+  // Signing in on a page's own address (a bookmark of /console/jobs) stays there when the key may see it.
+  if (!session) return <SignIn onSignedIn={(key, role) => (storeKey(key), setSession({ key, role }), setDraftState(NEW_DRAFT), go(pagesOf(role).includes(page) ? page : pagesOf(role)[0]!))} />;
 
-  const pages = session.role === 'operator' ? ['plugins'] : ['editor', 'library'];
+  const pages = pagesOf(session.role);
   const shown = pages.includes(page) ? page : pages[0]!;
   return (
     <>
@@ -80,6 +87,14 @@ function App() {
           <Plugins apiKey={session.key} />
         ) : shown === 'library' ? (
           <Library apiKey={session.key} setDraft={setDraft} openEditor={() => go('editor')} />
+        ) : shown === 'jobs' ? (
+          <Jobs apiKey={session.key} />
+        ) : shown === 'credits' ? (
+          <CreditsPage apiKey={session.key} />
+        ) : shown === 'keys' ? (
+          <ApiKeys apiKey={session.key} />
+        ) : shown === 'webhooks' ? (
+          <Webhooks apiKey={session.key} />
         ) : (
           <Editor apiKey={session.key} draft={draft} setDraft={setDraft} onSpent={() => setSpent((n) => n + 1)} />
         )}

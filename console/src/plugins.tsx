@@ -1,6 +1,7 @@
 // Operators: every plugin with its state and why, switched off or on at runtime with a reason (the operator API, docs/operators.md).
 import { useEffect, useState } from 'preact/hooks';
 import { call, problemText } from './api.js';
+import { Head, when } from './parts.js';
 
 interface OperatorPlugin {
   id: string;
@@ -19,18 +20,6 @@ interface AuditEntry {
   createdAt: string;
 }
 
-function Head({ columns }: { columns: string[] }) {
-  return (
-    <thead>
-      <tr>
-        {columns.map((c) => (
-          <th scope="col">{c}</th>
-        ))}
-      </tr>
-    </thead>
-  );
-}
-
 /** The newest switches first (GET /operator/audit): who switched what, when and why. */
 function AuditLog({ entries }: { entries: AuditEntry[] }) {
   if (!entries.length) return <p class="note">No plugin has been switched yet.</p>;
@@ -40,7 +29,7 @@ function AuditLog({ entries }: { entries: AuditEntry[] }) {
       <tbody>
         {entries.map((e) => (
           <tr>
-            <td>{e.createdAt.replace('T', ' ').replace(/\.\d+Z$/, ' UTC')}</td>
+            <td>{when(e.createdAt)}</td>
             <td>
               <code>{e.pluginId}</code>
             </td>
