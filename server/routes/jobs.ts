@@ -51,7 +51,7 @@ export function jobRoutes(): RouteDefinition[] {
         summary: "The organization's jobs: render, tools and bulk render, newest first (paged)",
         description:
           'Each item names the path to poll (`statusPath`) and, once COMPLETED with an output, a signed `downloadUrl`. A bulk job is one item with its `items` counts; its items\' render jobs are not listed one by one (GET /bulk-render/{id} has them). ' +
-          'Jobs are kept as long as GET on them answers (finished jobs are deleted after the retention period, docs/api.md). With a `status` filter a page may hold fewer than `limit` items and still have a `nextCursor`: follow it until it is null.',
+          'A finished job stays listed for QUIRE_FILE_TTL_SECONDS (24 h) after it ends, as GET on it answers. With a `status` filter a page may hold fewer than `limit` items and still have a `nextCursor`: follow it until it is null.',
         query: [
           { name: 'status', description: `Only jobs in these states: ${JOB_LIST_STATUSES.join(', ')} (comma-separated for several).`, schema: Type.String() },
           { name: 'kind', description: `Only these kinds: ${JOB_LIST_KINDS.join(', ')} (comma-separated for several).`, schema: Type.String() },
