@@ -1,5 +1,5 @@
 // The `quire` CLI as a user runs it (scripts/quire.mjs, what `npx quire` starts) against a started server: render with
-// --var and --watch, validate, bulk from a CSV, tools merge, lens extract, profiles, and its one-line errors and exit codes.
+// --var and --watch, validate, bulk from a CSV, tools merge, jobs, lens extract, profiles, and its one-line errors and exit codes.
 // test-stores: once (the CLI speaks HTTP; what the store behind the server does is tested by the other e2e files).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -150,6 +150,24 @@ test('tools merge writes the merged PDF; pdfinfo counts the pages of both inputs
   assert.match(await popplerOutput('pdfinfo', [], readFileSync(path.join(dir, 'ab.pdf'))), /^Pages:\s+3$/m);
 });
 
+test('jobs lists the jobs newest first as a table, filtered by kind and status; a bad status is one line and exit code 1', async () => {
+  const r = await quire(['jobs', '--kind', 'tools,bulk', '--limit', '100']);
+  assert.is(r.code, 0, r.stderr);
+  const lines = r.stdout.trimEnd().split('\n');
+  assert.match(lines[0]!, /^CREATED\s+KIND\s+ACTION\s+STATUS\s+ID\s+DETAIL$/);
+  const listed = (await api.get('/api/v1/dev/jobs?kind=tools,bulk&limit=100')).body.items;
+  assert.ok(listed.length >= 2, 'the merge and the bulk render of the tests before');
+  assert.equal(lines.slice(1).map((l) => l.split(/\s+/)[5]), listed.map((j: any) => j.id));
+  assert.match(r.stdout, /^\S+ \S+\s+bulk\s+bulk-render\s+COMPLETED\s+[0-9a-f-]{36}\s+2\/3 done, 1 failed$/m);
+  assert.match(r.stdout, /^\S+ \S+\s+tools\s+pdf\.merge\s+COMPLETED\s+[0-9a-f-]{36}$/m);
+  const json = await quire(['jobs', '--status', 'completed', '--kind', 'render', '--json']);
+  assert.is(json.code, 0, json.stderr);
+  assert.ok(JSON.parse(json.stdout).items.every((j: any) => j.kind === 'render' && j.status === 'COMPLETED'));
+  const bad = await quire(['jobs', '--status', 'QUEUED']);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, /^quire: VALIDATION_FAILED: status must be one of [^\n]+\n$/);
+});
+
 test('lens extract prints the typed fields of a text PDF as JSON', async () => {
   file('invoice.pdf', await renderFile(api, invoiceDocument()));
   const r = await quire(['lens', 'extract', 'invoice.pdf', '--field', 'total:number:total amount due', '--field', 'invoice_number:string']);
@@ -190,7 +208,7 @@ test('usage mistakes exit 2 with one line; --help exits 0 and names every comman
   assert.match(noServer.stderr, /^quire: no server URL: set QUIRE_URL and QUIRE_API_KEY/);
   const help = await quire(['--help']);
   assert.is(help.code, 0);
-  for (const command of ['render', 'validate', 'bulk', 'tools', 'lens']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'));
+  for (const command of ['render', 'validate', 'bulk', 'tools', 'lens', 'jobs']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'));
   const toolsHelp = await quire(['tools', '--help']);
   assert.is(toolsHelp.code, 0);
   assert.match(toolsHelp.stdout, 'quire tools merge a.pdf b.pdf -o ab.pdf');

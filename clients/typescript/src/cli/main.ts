@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `quire` command: render, validate, bulk, tools and lens against a Quire server (docs/cli.md). Exit codes: 0 done,
+// The `quire` command: render, validate, bulk, tools, lens and jobs against a Quire server (docs/cli.md). Exit codes: 0 done,
 // 1 a failure (an error answer, a failed job or row, invalid Markdown), 2 a usage mistake (bad option, missing setting).
 import { Command, CommanderError } from 'commander';
 import { QuireClient } from '../client.js';
@@ -11,9 +11,10 @@ import { renderCommand } from './render-command.js';
 import { validateCommand } from './validate-command.js';
 import { bulkCommand } from './bulk-command.js';
 import { toolsCommand } from './tools-command.js';
+import { jobsCommand } from './jobs-command.js';
 
 const program = new Command('quire')
-  .description('The Quire command line: render documents, check Markdown, bulk renders, PDF tools and Lens.\nServer and key: QUIRE_URL and QUIRE_API_KEY, or a profile in ~/.config/quire/config.json (--profile).')
+  .description('The Quire command line: render documents, check Markdown, bulk renders, PDF tools, Lens and the job list.\nServer and key: QUIRE_URL and QUIRE_API_KEY, or a profile in ~/.config/quire/config.json (--profile).')
   .version(CLIENT_VERSION)
   .option('--profile <name>', 'use this profile of ~/.config/quire/config.json')
   .exitOverride()
@@ -32,6 +33,7 @@ renderCommand(program, clientOf);
 validateCommand(program, clientOf);
 bulkCommand(program, clientOf);
 toolsCommand(program, clientOf);
+jobsCommand(program, clientOf);
 
 /** One line for any error, and its exit code. */
 function describe(err: unknown): { line: string; code: number } {
