@@ -2,7 +2,7 @@
 // one after a confirmation (POST/GET /api-keys, DELETE /api-keys/{id}).
 import { useEffect, useState } from 'preact/hooks';
 import { call, problemText } from './api.js';
-import { ErrorLine, Head, ShownOnce, when } from './parts.js';
+import { Confirmed, ErrorLine, Head, ShownOnce, when } from './parts.js';
 
 interface ApiKey {
   id: string;
@@ -101,20 +101,8 @@ export function ApiKeys({ apiKey }: { apiKey: string }) {
                 <td>
                   {k.revokedAt ? (
                     `revoked ${when(k.revokedAt)}`
-                  ) : confirming === k.id ? (
-                    <span class="confirm" role="group" aria-label={`Confirm revoking ${k.name}`}>
-                      Revoke "{k.name}"? Every request with it is refused at once.{' '}
-                      <button type="button" class="confirm-revoke danger" disabled={busy} onClick={() => void revoke(k)}>
-                        Yes, revoke
-                      </button>{' '}
-                      <button type="button" class="cancel" onClick={() => setConfirming(null)}>
-                        Cancel
-                      </button>
-                    </span>
                   ) : (
-                    <button type="button" class="revoke" aria-label={`Revoke ${k.name}`} onClick={() => setConfirming(k.id)}>
-                      Revoke
-                    </button>
+                    <Confirmed open={confirming === k.id} onOpen={(o) => setConfirming(o ? k.id : null)} label={k.name} verb="Revoke" question={`Revoke "${k.name}"? Every request with it is refused at once.`} cls="revoke" busy={busy} onConfirm={() => void revoke(k)} />
                   )}
                 </td>
               </tr>

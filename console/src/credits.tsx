@@ -2,24 +2,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, problemText } from './api.js';
 import { ErrorLine, Head, when } from './parts.js';
+import type { Static } from '@sinclair/typebox';
+import type { CreditsSchema } from '../../contracts/common.js';
 
-interface LedgerEntry {
-  id: string;
-  amount: number;
-  kind: 'grant' | 'charge';
-  jobId: string | null;
-  action: string | null;
-  note: string | null;
-  balanceAfter: number;
-  createdAt: string;
-}
-
-interface CreditState {
-  balance: number;
-  reserved: number;
-  available: number;
-  entries: LedgerEntry[];
-}
+/** GET /credits' answer, as the API's contract (contracts/common.ts) types it. */
+type CreditState = Static<typeof CreditsSchema>;
 
 /** The ledger entries shown: the API gives up to 500, newest first. */
 const ENTRIES = 100;

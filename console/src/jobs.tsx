@@ -2,22 +2,10 @@
 // with errors, bulk progress and download links; filtered by kind and status.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, problemText } from './api.js';
-import { ErrorLine, Head, when } from './parts.js';
+import { ErrorLine, Head, Picker, when } from './parts.js';
+import type { JobListItem } from '../../contracts/job-list.js';
 
-export interface JobItem {
-  id: string;
-  kind: 'render' | 'tools' | 'bulk';
-  action: string;
-  status: 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
-  createdAt: string;
-  finishedAt: string | null;
-  error: string | null;
-  errorCode: string | null;
-  statusPath: string;
-  downloadUrl: string | null;
-  progress: number;
-  items: { total: number; completed: number; failed: number } | null;
-}
+export type JobItem = JobListItem;
 
 const KINDS = ['render', 'tools', 'bulk'];
 const STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'];
@@ -91,24 +79,8 @@ export function Jobs({ apiKey }: { apiKey: string }) {
     <section class="page jobs">
       <h1>Jobs</h1>
       <div class="filters">
-        <label>
-          Kind{' '}
-          <select id="job-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
-            <option value="">All</option>
-            {KINDS.map((k) => (
-              <option value={k}>{k}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status{' '}
-          <select id="job-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            <option value="">All</option>
-            {STATUSES.map((s) => (
-              <option value={s}>{s}</option>
-            ))}
-          </select>
-        </label>
+        <Picker id="job-kind" label="Kind" value={kind} values={KINDS} onChange={setKind} />
+        <Picker id="job-status" label="Status" value={status} values={STATUSES} onChange={setStatus} />
         <span class="note" aria-live="polite">
           {jobs?.some(unfinished) ? 'Updating while jobs run…' : ''}
         </span>

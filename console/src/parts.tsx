@@ -61,3 +61,44 @@ export function ShownOnce({ id, label, secret, why, onDone }: { id: string; labe
     </div>
   );
 }
+
+/**
+ * A destructive action asked for twice: the button, then in its place the question with "Yes, …" and "Cancel".
+ * `open` says whether the question shows (the page keeps which row asks, so only one does at a time).
+ */
+export function Confirmed(props: { open: boolean; onOpen: (open: boolean) => void; label: string; verb: string; question: string; cls: string; busy: boolean; onConfirm: () => void }) {
+  const { open, onOpen, label, verb, question, cls, busy, onConfirm } = props;
+  if (!open) {
+    return (
+      <button type="button" class={cls} aria-label={`${verb} ${label}`} onClick={() => onOpen(true)}>
+        {verb}
+      </button>
+    );
+  }
+  return (
+    <span class="confirm" role="group" aria-label={`Confirm: ${verb.toLowerCase()} ${label}`}>
+      {question}{' '}
+      <button type="button" class={`confirm-${cls} danger`} disabled={busy} onClick={onConfirm}>
+        Yes, {verb.toLowerCase()}
+      </button>{' '}
+      <button type="button" class="cancel" onClick={() => onOpen(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+/** A labelled <select> of `values` with "All" first (the empty value). */
+export function Picker({ id, label, value, values, onChange }: { id: string; label: string; value: string; values: string[]; onChange: (v: string) => void }) {
+  return (
+    <label>
+      {label}{' '}
+      <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">All</option>
+        {values.map((v) => (
+          <option value={v}>{v}</option>
+        ))}
+      </select>
+    </label>
+  );
+}

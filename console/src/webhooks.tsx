@@ -2,7 +2,7 @@
 // once), disable, enable or delete it, send a ping, and read each endpoint's delivery log with a redeliver button.
 import { useEffect, useState } from 'preact/hooks';
 import { call, problemText } from './api.js';
-import { ErrorLine, Head, ShownOnce, when } from './parts.js';
+import { Confirmed, ErrorLine, Head, ShownOnce, when } from './parts.js';
 import { ADMINS_ONLY } from './api-keys.js';
 
 interface Endpoint {
@@ -216,21 +216,16 @@ export function Webhooks({ apiKey }: { apiKey: string }) {
                   <button type="button" class="toggle" disabled={busy} aria-label={`${ep.enabled ? 'Disable' : 'Enable'} ${ep.url}`} onClick={() => void act(ep.enabled ? 'Disable' : 'Enable', 'PATCH', `${base}/${ep.id}`, { enabled: !ep.enabled })}>
                     {ep.enabled ? 'Disable' : 'Enable'}
                   </button>{' '}
-                  {confirming === ep.id ? (
-                    <span class="confirm" role="group" aria-label={`Confirm deleting ${ep.url}`}>
-                      Delete it and its delivery log?{' '}
-                      <button type="button" class="confirm-delete danger" disabled={busy} onClick={() => void act('Delete', 'DELETE', `${base}/${ep.id}`).then(() => (setConfirming(null), open === ep.id && setOpen(null)))}>
-                        Yes, delete
-                      </button>{' '}
-                      <button type="button" class="cancel" onClick={() => setConfirming(null)}>
-                        Cancel
-                      </button>
-                    </span>
-                  ) : (
-                    <button type="button" class="delete" aria-label={`Delete ${ep.url}`} onClick={() => setConfirming(ep.id)}>
-                      Delete
-                    </button>
-                  )}
+                  <Confirmed
+                    open={confirming === ep.id}
+                    onOpen={(o) => setConfirming(o ? ep.id : null)}
+                    label={ep.url}
+                    verb="Delete"
+                    question="Delete it and its delivery log?"
+                    cls="delete"
+                    busy={busy}
+                    onConfirm={() => void act('Delete', 'DELETE', `${base}/${ep.id}`).then(() => (setConfirming(null), open === ep.id && setOpen(null)))}
+                  />
                 </td>
               </tr>
             ))}
