@@ -2,6 +2,7 @@
 // the Jobs page and downloads (read back by pdftotext), its charge is on the Credits page's ledger, an API key is
 // created (shown once) and revoked (then refused with 401), a webhook endpoint pointed at a loopback receiver logs a
 // delivery and redelivers it, and a member key is told these pages are for owners and admins. Every page axe-clean.
+// test-stores: once (the pages in a browser; GET /jobs on both stores is tested by job-list.test and the store conformance).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'puppeteer-core';
