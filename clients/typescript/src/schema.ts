@@ -1403,7 +1403,7 @@ export interface paths {
         };
         /**
          * The organization's jobs: render, tools and bulk render, newest first (paged)
-         * @description Each item names the path to poll (`statusPath`) and, once COMPLETED with an output, a signed `downloadUrl`. A bulk job is one item with its `items` counts; its items' render jobs are not listed one by one (GET /bulk-render/{id} has them). Jobs are kept as long as GET on them answers (finished jobs are deleted after the retention period, docs/api.md). With a `status` filter a page may hold fewer than `limit` items and still have a `nextCursor`: follow it until it is null.
+         * @description Each item names the path to poll (`statusPath`) and, once COMPLETED with an output, a signed `downloadUrl`. A bulk job is one item with its `items` counts; its items' render jobs are not listed one by one (GET /bulk-render/{id} has them). A finished job stays listed for QUIRE_FILE_TTL_SECONDS (24 h) after it ends, as GET on it answers. With a `status` filter a page may hold fewer than `limit` items and still have a `nextCursor`: follow it until it is null.
          */
         get: operations["getApiV1DevJobs"];
         put?: never;
