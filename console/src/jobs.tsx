@@ -36,6 +36,8 @@ export function Jobs({ apiKey }: { apiKey: string }) {
   const [error, setError] = useState<string | null>(null);
   // How many items are shown: a poll reads that many again (the API gives at most 100 a page).
   const shown = useRef(20);
+  // Each read is numbered: an answer to an older read (filters changed since, a poll overtaken) is dropped.
+  const latest = useRef(0);
 
   const query = (limit: number, cursor?: string) => {
     const q = new URLSearchParams({ limit: String(limit) });
@@ -46,7 +48,9 @@ export function Jobs({ apiKey }: { apiKey: string }) {
   };
 
   const load = async () => {
+    const n = ++latest.current;
     const r = await call(apiKey, 'GET', query(Math.min(100, Math.max(20, shown.current))));
+    if (n !== latest.current) return;
     if (r.status !== 200) return setError(problemText(r));
     setError(null);
     setJobs(r.body.items);
@@ -67,7 +71,9 @@ export function Jobs({ apiKey }: { apiKey: string }) {
   }, [jobs]);
 
   const more = async () => {
+    const n = ++latest.current;
     const r = await call(apiKey, 'GET', query(20, next!));
+    if (n !== latest.current) return;
     if (r.status !== 200) return setError(problemText(r));
     const all = [...(jobs ?? []), ...r.body.items];
     shown.current = all.length;
