@@ -29,7 +29,8 @@ function go(page: string): void {
   dispatchEvent(new PopStateEvent('popstate'));
 }
 
-function Credits({ apiKey, refresh }: { apiKey: string; refresh: number }) {
+/** The header's available credits, read again after a paid action (`refresh`) and on every page change (jobs may have been charged). */
+function Credits({ apiKey, refresh }: { apiKey: string; refresh: string }) {
   const [available, setAvailable] = useState<number | null>(null);
   useEffect(() => {
     void call(apiKey, 'GET', '/credits?limit=1').then((a) => a.status === 200 && setAvailable(a.body.available));
@@ -77,7 +78,7 @@ function App() {
           ))}
         </nav>
         <span class="spacer" />
-        {session.role === 'org' ? <Credits apiKey={session.key} refresh={spent} /> : <span class="credits">Operator key</span>}
+        {session.role === 'org' ? <Credits apiKey={session.key} refresh={`${spent}/${shown}`} /> : <span class="credits">Operator key</span>}
         <button id="sign-out" type="button" onClick={() => (storeKey(null), setSession(null), go(''))}>
           Sign out
         </button>
