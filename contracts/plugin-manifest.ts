@@ -120,6 +120,15 @@ export const PoolLimitsSchema = Type.Object({
    * html-to-pdf opening the next job's browser page; without it that work would only go on once the next task came.
    */
   runBetweenTasks: Type.Optional(Type.Boolean()),
+  /**
+   * Keep the thread that lists the worker's exports at boot, warming the engine in its spare time (default false:
+   * that thread ends at once and the first job starts a thread). For the render pools, whose first render should be fast.
+   */
+  warmAtBoot: Type.Optional(Type.Boolean()),
+  /** Young generation of each thread in MB (default memoryMb / 8 between 16 and 64); light tools need little. */
+  youngGenerationMb: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+  /** A thread whose V8 heap exceeds this many MB after a task is replaced, like after recycleAfter (default memoryMb / 2). */
+  recycleHeapMb: Type.Optional(Type.Integer({ minimum: 16 })),
 });
 export type PoolLimits = Static<typeof PoolLimitsSchema>;
 

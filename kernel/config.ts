@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { compileSchema, formatAjvErrors } from '../contracts/schema.js';
+import { DEFAULT_MEMORY_BUDGET_MB } from './thread-budget.js';
 
 const PoolOverride = Type.Object(
   {
@@ -13,6 +14,9 @@ const PoolOverride = Type.Object(
     maxBacklog: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
     recycleAfter: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000_000 })),
     idleTimeoutMs: Type.Optional(Type.Integer({ minimum: 1000, maximum: 86_400_000 })),
+    warmAtBoot: Type.Optional(Type.Boolean()),
+    youngGenerationMb: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
+    recycleHeapMb: Type.Optional(Type.Integer({ minimum: 16, maximum: 16_384 })),
   },
   { additionalProperties: false },
 );
@@ -49,6 +53,7 @@ export const ConfigFileSchema = Type.Object(
     metricsToken: Type.Optional(Type.String({ minLength: 32, maxLength: 1024 })),
     sweepIntervalSeconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
     shutdownGraceSeconds: Type.Optional(Type.Number({ minimum: 0 })),
+    memoryBudgetMb: Type.Optional(Type.Integer({ minimum: 100, maximum: 1_048_576 })),
     jobMaxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 20 })),
     jobLeaseSeconds: Type.Optional(Type.Number({ minimum: 1, maximum: 3600 })),
     idempotencyTtlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -101,6 +106,11 @@ export interface QuireConfig {
   metricsToken?: string;
   sweepIntervalSeconds: number;
   shutdownGraceSeconds: number;
+  /**
+   * The memory the server should stay within (MB, default 800): it sets how many plugin threads may live at once,
+   * across all pools (kernel/thread-budget.ts threadLimit; docs/setup.md).
+   */
+  memoryBudgetMb: number;
   jobMaxAttempts: number;
   /** On PostgreSQL: how long a node's claim on a running job lasts unless renewed (renewed every third of it). */
   jobLeaseSeconds: number;
@@ -162,6 +172,7 @@ const ENV_SETTINGS: Array<[string, keyof ConfigFile, 'int' | 'number' | 'bool' |
   ['QUIRE_METRICS_TOKEN', 'metricsToken', 'string'],
   ['QUIRE_SWEEP_INTERVAL_SECONDS', 'sweepIntervalSeconds', 'number'],
   ['QUIRE_SHUTDOWN_GRACE_SECONDS', 'shutdownGraceSeconds', 'number'],
+  ['QUIRE_MEMORY_BUDGET_MB', 'memoryBudgetMb', 'int'],
   ['QUIRE_JOB_MAX_ATTEMPTS', 'jobMaxAttempts', 'int'],
   ['QUIRE_JOB_LEASE_SECONDS', 'jobLeaseSeconds', 'number'],
   ['QUIRE_IDEMPOTENCY_TTL_SECONDS', 'idempotencyTtlSeconds', 'int'],
@@ -261,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metricsToken: merged.metricsToken,
     sweepIntervalSeconds: merged.sweepIntervalSeconds ?? 60,
     shutdownGraceSeconds: merged.shutdownGraceSeconds ?? 30,
+    memoryBudgetMb: merged.memoryBudgetMb ?? DEFAULT_MEMORY_BUDGET_MB,
     jobMaxAttempts: merged.jobMaxAttempts ?? 3,
     jobLeaseSeconds: merged.jobLeaseSeconds ?? 30,
     idempotencyTtlSeconds: merged.idempotencyTtlSeconds ?? 24 * 3600,

@@ -9,18 +9,21 @@ import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
 import type { BlobTarget } from './store/blob-store.js';
 import { releaseFreedMemory } from './release-memory.js';
+import { ThreadBudget, type BudgetMember } from './thread-budget.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
 /** A recycle's warm-up pauses WARM_PAUSE_MS between its costly steps. */
 const WARM_PAUSE_MS = 100;
 
 /**
- * A Piscina pool, what was started on it and, while a recycle warms its replacement, the successor.
- * Without recycling a plugin has one lane with all its threads; with recycling each thread is a lane of
- * its own, so threads are replaced one at a time.
+ * One thread of a plugin: a Piscina pool of at most one thread, what was started on it and, while a recycle warms its
+ * replacement, the successor. One thread per lane lets a thread be replaced (recycled, or ended for the thread budget)
+ * on its own while the plugin's other threads work on.
  */
 interface Lane {
   piscina: Piscina<HostTask, HostReply>;
+  /** When (performance.now()) its last task settled: the budget ends the thread idle the longest first. */
+  idleSince: number;
   /** Tasks started on the current thread (recycling only); at recycleAfter it is replaced. */
   tasks: number;
   /** Tasks handed to the current threads and not yet settled (running or queued in Piscina). */
@@ -29,8 +32,10 @@ interface Lane {
   successor: Piscina<HostTask, HostReply> | null;
 }
 
-export class PluginPool {
+export class PluginPool implements BudgetMember {
   readonly #lanes: Lane[];
+  /** The live threads all pools share (the registry's); a pool made alone has a budget of its own threads. */
+  readonly #budget: ThreadBudget;
   /** Where the search for the least busy lane starts: the lane after the last one chosen. */
   #nextLane = 0;
   readonly #retiring = new Set<Promise<void>>();
@@ -49,27 +54,30 @@ export class PluginPool {
     readonly pluginId: string,
     private readonly workerUrl: string,
     readonly limits: PoolLimits,
+    budget?: ThreadBudget,
   ) {
     const recycleAfter = limits.recycleAfter ?? 0;
-    const lanes = recycleAfter > 0 ? limits.maxThreads : 1;
-    const threads = limits.maxThreads / lanes;
+    const lanes = limits.maxThreads;
     // Lane i starts i/n of the way into its first generation, so that the lanes' recycles come evenly
     // spread: one thread warms at a time, and the native memory the threads hold is at different ages.
     this.#lanes = Array.from({ length: lanes }, (_, i) => ({
-      piscina: this.#create(threads, lanes),
+      piscina: this.#create(lanes),
+      idleSince: performance.now(),
       tasks: Math.floor((i * recycleAfter) / lanes),
       pending: new Set(),
       successor: null,
     }));
+    this.#budget = budget ?? new ThreadBudget(limits.maxThreads);
+    this.#budget.join(this);
   }
 
-  #create(threads: number, lanes: number): Piscina<HostTask, HostReply> {
+  #create(lanes: number): Piscina<HostTask, HostReply> {
     const limits = this.limits;
     return new Piscina<HostTask, HostReply>({
       filename: HOST,
       workerData: { workerUrl: this.workerUrl },
       minThreads: 0,
-      maxThreads: threads,
+      maxThreads: 1,
       // The plugin's queue is shared out between its lanes.
       maxQueue: Math.ceil(limits.maxQueue / lanes),
       idleTimeout: limits.idleTimeoutMs ?? 30_000,
@@ -77,9 +85,49 @@ export class PluginPool {
       atomics: limits.runBetweenTasks ? 'async' : 'sync',
       resourceLimits: {
         maxOldGenerationSizeMb: limits.memoryMb,
-        maxYoungGenerationSizeMb: Math.max(16, Math.min(64, Math.floor(limits.memoryMb / 8))),
+        maxYoungGenerationSizeMb: youngGenerationMb(limits),
       },
     });
+  }
+
+  /** Threads started and not ended, busy or idle (a recycle's successor still warming is not counted). */
+  liveThreads(): number {
+    let n = 0;
+    for (const lane of this.#lanes) n += lane.piscina.threads.length;
+    return n;
+  }
+
+  /** The lane whose thread has been idle the longest (no task running or queued, no recycle under way), or null. */
+  #idlest(): Lane | null {
+    let best: Lane | null = null;
+    for (const lane of this.#lanes) {
+      if (lane.pending.size || lane.successor || !lane.piscina.threads.length) continue;
+      if (!best || lane.idleSince < best.idleSince) best = lane;
+    }
+    return best;
+  }
+
+  idleSince(): number | null {
+    return this.#closed ? null : (this.#idlest()?.idleSince ?? null);
+  }
+
+  shedIdle(): void {
+    const lane = this.#idlest();
+    if (lane) void this.#endThread(lane);
+  }
+
+  /** Ends a lane's idle thread now (a fresh, threadless pool takes its place) and hands the freed memory back. */
+  #endThread(lane: Lane): Promise<void> {
+    const old = lane.piscina;
+    lane.piscina = this.#create(this.#lanes.length);
+    const closing = old
+      .close()
+      .then(() => releaseFreedMemory())
+      .then(() => undefined)
+      .catch(() => undefined);
+    this.#retiring.add(closing);
+    void closing.finally(() => this.#retiring.delete(closing));
+    return closing;
   }
 
   /** How many times threads were replaced (recycleAfter): each recycle replaces one lane's threads. */
@@ -116,13 +164,17 @@ export class PluginPool {
     return this.#releases;
   }
 
-  /** The lane with the fewest unsettled tasks; of equals, the first after the lane chosen last (round robin). */
+  /**
+   * The lane with the fewest unsettled tasks, a lane with a live thread before one that would start a thread; of
+   * equals, the first after the lane chosen last (round robin).
+   */
   #pickLane(): Lane {
     const lanes = this.#lanes;
+    const cost = (lane: Lane) => lane.pending.size * 2 + (lane.piscina.threads.length ? 0 : 1);
     let best = lanes[this.#nextLane % lanes.length]!;
     for (let k = 1; k < lanes.length; k++) {
       const lane = lanes[(this.#nextLane + k) % lanes.length]!;
-      if (lane.pending.size < best.pending.size) best = lane;
+      if (cost(lane) < cost(best)) best = lane;
     }
     this.#nextLane = (lanes.indexOf(best) + 1) % lanes.length;
     return best;
@@ -136,7 +188,7 @@ export class PluginPool {
    */
   #recycle(lane: Lane): void {
     if (lane.successor || this.#closed) return;
-    const next = this.#create(1, this.#lanes.length);
+    const next = this.#create(this.#lanes.length);
     lane.successor = next;
     // The new thread runs the worker's warmUp (paced) before it takes a task. Recycles that come close
     // together wait their turn: starting a thread, importing the module and each step of warmUp take tens
@@ -169,9 +221,9 @@ export class PluginPool {
   }
 
   /** The pool of a plugin, with its manifest's limits unless the operator overrides them. */
-  static forPlugin(def: PluginDefinition, limits: PoolLimits = def.manifest.pool): PluginPool {
+  static forPlugin(def: PluginDefinition, limits: PoolLimits = def.manifest.pool, budget?: ThreadBudget): PluginPool {
     const workerUrl = typeof def.worker === 'string' ? def.worker : def.worker.href;
-    return new PluginPool(def.manifest.id, workerUrl, limits);
+    return new PluginPool(def.manifest.id, workerUrl, limits, budget);
   }
 
   /**
@@ -183,11 +235,24 @@ export class PluginPool {
     return this.limits.maxThreads;
   }
 
-  /** Names of the functions the plugin's worker module exports (checked against the manifest at boot). */
+  /**
+   * Names of the functions the plugin's worker module exports (checked against the manifest at boot). The thread that
+   * loads the module to list them ends at once, unless the manifest asks for a warm thread at boot (`warmAtBoot`): then
+   * it warms the engine in its spare time and stays, so the first job finds it ready.
+   */
   async describe(): Promise<string[]> {
-    const reply = await this.#lanes[0]!.piscina.run({ kind: 'describe' });
-    if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-    return reply.exports ?? [];
+    const release = await this.#budget.acquire();
+    const lane = this.#lanes[0]!;
+    try {
+      this.#budget.makeRoom();
+      const reply = await lane.piscina.run({ kind: 'describe', warm: this.limits.warmAtBoot === true });
+      if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+      return reply.exports ?? [];
+    } finally {
+      lane.idleSince = performance.now();
+      if (!this.limits.warmAtBoot) await this.#endThread(lane);
+      release();
+    }
   }
 
   /**
@@ -195,6 +260,8 @@ export class PluginPool {
    * `storeAt`, the thread writes the output file there itself before it answers (writeBlobSync).
    */
   async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs, storeAt?: BlobTarget): Promise<WorkerOutput> {
+    // A slot of the shared thread budget first: the deadline counts the time on a thread, not the wait for one.
+    const slot = await this.#budget.acquire();
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const transferList: Array<ArrayBuffer | MessagePort> = [];
@@ -208,14 +275,18 @@ export class PluginPool {
       transferList.push(channel.port2);
     }
     const lane = this.#pickLane();
+    if (!lane.piscina.threads.length) this.#budget.makeRoom(); // this task starts a thread
     const recycleAfter = this.limits.recycleAfter ?? 0;
     if (recycleAfter > 0 && ++lane.tasks >= recycleAfter) this.#recycle(lane);
     // Taken after the recycle: a task handed to the pool that is closing would be aborted.
     const pending = lane.pending;
+    const pendingPiscina = lane.piscina;
     const task = lane.piscina.run({ kind: 'run', exportName, input, ...(channel ? { port: channel.port2 } : {}), ...(storeAt ? { storeAt } : {}) }, { signal: controller.signal, transferList: transferList as never });
     pending.add(task);
     try {
       const reply = await task;
+      // A thread whose heap has grown past the bound is replaced like one that reached recycleAfter.
+      if (reply.heapMb !== undefined && reply.heapMb > recycleHeapMb(this.limits) && lane.piscina === pendingPiscina) this.#recycle(lane);
       if (!reply.ok) throw new JobError(reply.error.code, reply.error.message, reply.error.details);
       return reply.output ?? {};
     } catch (err) {
@@ -233,6 +304,8 @@ export class PluginPool {
       clearTimeout(timer);
       channel?.port1.close();
       pending.delete(task);
+      if (!pending.size) lane.idleSince = performance.now();
+      slot();
     }
   }
 
@@ -247,11 +320,25 @@ export class PluginPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#budget.leave(this);
     const successors = this.#lanes.map((lane) => lane.successor);
     for (const lane of this.#lanes) lane.successor = null;
     // A successor runs no job: its threads, maybe still warming, are ended at once.
     await Promise.all([...this.#lanes.map((lane) => lane.piscina.close({ force: true })), ...successors.map((s) => s?.destroy()), ...this.#retiring]);
   }
+}
+
+/**
+ * Young generation of each thread: the manifest's `youngGenerationMb`, else memoryMb / 8 between 16 and 64 MB. V8
+ * keeps it reserved whole once it has grown, so a light tool's threads are given less (docs/benchmarks.md "Soak").
+ */
+export function youngGenerationMb(limits: PoolLimits): number {
+  return limits.youngGenerationMb ?? Math.max(16, Math.min(64, Math.floor(limits.memoryMb / 8)));
+}
+
+/** The V8 heap (MB) past which a thread is replaced after its task: the manifest's `recycleHeapMb`, else half of memoryMb. */
+export function recycleHeapMb(limits: PoolLimits): number {
+  return limits.recycleHeapMb ?? Math.floor(limits.memoryMb / 2);
 }
 
 function formatMs(ms: number): string {

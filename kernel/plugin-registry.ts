@@ -7,6 +7,7 @@ import semver from 'semver';
 import { ajv, compileSchema, formatAjvErrors } from '../contracts/schema.js';
 import { KERNEL_VERSION, type ActionDeclaration, type PluginDefinition, type PluginServices, type PoolLimits } from '../sdk/plugin-api.js';
 import { PluginPool } from './plugin-pool.js';
+import { DEFAULT_MEMORY_BUDGET_MB, ThreadBudget, threadLimit } from './thread-budget.js';
 import type { QuireConfig } from './config.js';
 import { HttpError, KERNEL_JOB_ERRORS } from '../contracts/errors.js';
 import { PluginManifestSchema } from '../contracts/plugin-manifest.js';
@@ -55,11 +56,15 @@ export class PluginRegistry {
   readonly #switching = new KeyedMutex();
   /** Pools of plugins disabled at runtime, closing once the jobs on their threads finish. */
   readonly #closing = new Set<Promise<void>>();
+  /** The live plugin threads all pools share (QUIRE_MEMORY_BUDGET_MB; kernel/thread-budget.ts). */
+  readonly threadBudget: ThreadBudget;
 
   constructor(
     private readonly config: QuireConfig,
     private readonly log?: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void },
-  ) {}
+  ) {
+    this.threadBudget = new ThreadBudget(threadLimit(config.memoryBudgetMb ?? DEFAULT_MEMORY_BUDGET_MB));
+  }
 
   /**
    * Loads every plugin and refuses (throws PluginLoadError) on any mismatch, so a broken plugin
@@ -245,7 +250,7 @@ export class PluginRegistry {
     {
       const m = p.definition.manifest;
       const limits: PoolLimits = { ...m.pool, ...(this.config.plugins[m.id]?.pool ?? {}) };
-      const pool = PluginPool.forPlugin(p.definition, limits);
+      const pool = PluginPool.forPlugin(p.definition, limits, this.threadBudget);
       const workerUrl = String(p.definition.worker);
       let exports: string[];
       try {

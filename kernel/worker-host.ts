@@ -1,5 +1,6 @@
 // Runs inside every plugin worker thread: loads the plugin's worker module and calls one export per task.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { getHeapStatistics } from 'node:v8';
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { SerializedError } from '../contracts/errors.js';
@@ -9,19 +10,26 @@ import { callerFor } from './service-port.js';
 import { writeBlobSync, type BlobTarget } from './store/blob-store.js';
 
 /**
- * `port` reaches the plugin's main-process services (when it provisions any). `warm` loads the module and
+ * `port` reaches the plugin's main-process services (when it provisions any). `describe` lists the module's exports;
+ * with `warm` the thread then warms the engine in its spare time (the pool keeps it), else it stays cold (the pool
+ * ends it). `warm` loads the module and
  * runs its `warmUp` export to the end: the pool sends it to fresh threads before they take over jobs. It
  * leaves `pauseMs` between its costly steps (the import, and each step the plugin marks with `pause()`),
  * so that a warm-up never holds a core the working threads need.
  */
 export type HostTask =
-  | { kind: 'describe' }
+  | { kind: 'describe'; warm?: boolean }
   | { kind: 'warm'; pauseMs: number }
   | { kind: 'run'; exportName: string; input: WorkerInput; port?: MessagePort; storeAt?: BlobTarget };
 
+/** `heapMb`: the thread's V8 heap after a `run` task (total_heap_size), by which the pool recycles a grown thread. */
 export type HostReply =
-  | { ok: true; exports?: string[]; output?: WorkerOutput }
-  | { ok: false; error: SerializedError };
+  | { ok: true; exports?: string[]; output?: WorkerOutput; heapMb?: number }
+  | { ok: false; error: SerializedError; heapMb?: number };
+
+function heapMb(): number {
+  return getHeapStatistics().total_heap_size / 1048576;
+}
 
 const { workerUrl } = workerData as { workerUrl: string };
 let loaded: Promise<Record<string, unknown>> | undefined;
@@ -72,7 +80,7 @@ export default async function host(task: HostTask): Promise<HostReply> {
       await warmUp(mod, pause);
       return { ok: true };
     }
-    const mod = await load(true);
+    const mod = await load(task.kind === 'run' || task.warm === true);
     if (task.kind === 'describe') {
       return { ok: true, exports: Object.keys(mod).filter((k) => typeof mod[k] === 'function') };
     }
@@ -83,7 +91,7 @@ export default async function host(task: HostTask): Promise<HostReply> {
     const input = caller ? { ...task.input, call: caller.call } : task.input;
     const output = (await (fn as (input: WorkerInput) => Promise<WorkerOutput>)(input)) ?? {};
     if (output.file && task.storeAt) writeBlobSync(task.storeAt, output.file.bytes);
-    const reply: HostReply = { ok: true, output };
+    const reply: HostReply = { ok: true, output, heapMb: heapMb() };
     // Move the output bytes to the main thread instead of copying them.
     const buffer = output.file ? wholeBuffer(output.file.bytes) : null;
     if (buffer) {
@@ -92,7 +100,7 @@ export default async function host(task: HostTask): Promise<HostReply> {
     }
     return reply;
   } catch (err) {
-    return { ok: false, error: serialize(err) };
+    return { ok: false, error: serialize(err), ...(task.kind === 'run' ? { heapMb: heapMb() } : {}) };
   } finally {
     caller?.close();
   }
