@@ -40,6 +40,8 @@ export async function startServer(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ben
     ...(process.env.QUIRE_CONFIG ? { QUIRE_CONFIG: process.env.QUIRE_CONFIG } : {}),
     // jemalloc (the default) or system: started as npm start starts it, through scripts/with-allocator.sh.
     ...(process.env.QUIRE_ALLOCATOR ? { QUIRE_ALLOCATOR: process.env.QUIRE_ALLOCATOR } : {}),
+    // The thread budget's memory figure (docs/setup.md) when the caller sets one.
+    ...(process.env.QUIRE_MEMORY_BUDGET_MB ? { QUIRE_MEMORY_BUDGET_MB: process.env.QUIRE_MEMORY_BUDGET_MB } : {}),
     ...extraEnv,
   };
   const [cmd, args] = nodeWithAllocator([...(process.env.QUIRE_BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []), MAIN]);

@@ -26,7 +26,7 @@ export default definePlugin({
       },
     ],
     requires: [],
-    pool: { maxThreads: 2, maxQueue: 16, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 64 },
+    pool: { maxThreads: 2, maxQueue: 16, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 64, youngGenerationMb: 16 },
     errors: { ...PDF_LOAD_ERRORS, ...PAGE_SELECTION_ERRORS },
   },
   contract,

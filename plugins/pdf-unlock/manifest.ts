@@ -25,7 +25,7 @@ export default definePlugin({
       },
     ],
     requires: [QPDF_COMPONENT],
-    pool: { maxThreads: 2, maxQueue: 16, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 64 },
+    pool: { maxThreads: 2, maxQueue: 16, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 64, youngGenerationMb: 16 },
     errors: {
       ...PDF_LOAD_ERRORS,
       PDF_PASSWORD_INCORRECT: 'The password is neither the user nor the owner password of the PDF (message: "incorrect password").',

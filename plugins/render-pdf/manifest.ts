@@ -26,7 +26,7 @@ export default definePlugin({
     // Three threads on the two-core reference machine: with two, a core sat idle whenever a render thread
     // waited for the main thread to take its PDF and hand it the next job (under load: up to 32 % more renders
     // a second and a lower p99, RSS band still 55-66 MB over 20,000 renders; docs/benchmarks.md, 26 November).
-    pool: { maxThreads: 3, maxQueue: 64, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 2000, recycleAfter: 500 },
+    pool: { maxThreads: 3, maxQueue: 64, memoryMb: 512, timeoutMs: 60_000, maxBacklog: 2000, recycleAfter: 500, warmAtBoot: true },
     errors: {
       INVALID_DOCUMENT: 'The document cannot be rendered as given (a field names what to change).',
       PROFILE_UNMET: 'The document cannot meet the requested PDF profile; every offending path is listed.',
