@@ -48,7 +48,7 @@ export async function startServer(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ben
   const proc: ChildProcess = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let head = '';
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start in 30 s:\n${head}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`the server did not start in 90 s:\n${head}`)), 90_000);
     const onData = (chunk: Buffer) => {
       // Only the start-up lines are kept; the job log afterwards is read and dropped, like a log shipper would.
       if (head.length < 64_000) head += chunk;

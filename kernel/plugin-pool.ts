@@ -241,17 +241,15 @@ export class PluginPool implements BudgetMember {
    * it warms the engine in its spare time and stays, so the first job finds it ready.
    */
   async describe(): Promise<string[]> {
-    const release = await this.#budget.acquire();
+    // Not through the budget: at boot every pool lists its exports at once, as fast as the cores allow.
     const lane = this.#lanes[0]!;
     try {
-      this.#budget.makeRoom();
       const reply = await lane.piscina.run({ kind: 'describe', warm: this.limits.warmAtBoot === true });
       if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
       return reply.exports ?? [];
     } finally {
       lane.idleSince = performance.now();
       if (!this.limits.warmAtBoot) await this.#endThread(lane);
-      release();
     }
   }
 

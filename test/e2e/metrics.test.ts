@@ -103,6 +103,8 @@ test('lists every quire_ family with its type, the process metrics included', as
     quire_job_queue_wait_seconds: 'histogram',
     quire_job_run_seconds: 'histogram',
     quire_pool_threads: 'gauge',
+    quire_worker_thread_limit: 'gauge',
+    quire_worker_thread_waiting: 'gauge',
     quire_pool_recycles_total: 'counter',
     quire_worker_crashes_total: 'counter',
     quire_credits_charged_total: 'counter',
