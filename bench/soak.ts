@@ -30,6 +30,29 @@ const svgFile = arg('svg', undefined);
 /** Seconds per operation for the breakdown (`--breakdown=20`): each kind alone, in turn, instead of the mix. */
 const breakdown = arg('breakdown', 0);
 const SAMPLE_MS = 10_000;
+/** The server's metrics token: each sample also reads the threads of every pool from GET /metrics. */
+const METRICS_TOKEN = 'soak-metrics-token-0123456789abcdefghijklmnopqrstuvwxyz';
+
+/** Live threads of each plugin's pool (busy + idle), the thread limit and the tasks waiting for a slot, from /metrics. */
+async function poolThreads(server: BenchServer): Promise<{ byPlugin: Map<string, number>; limit: number; waiting: number }> {
+  const byPlugin = new Map<string, number>();
+  let limit = NaN;
+  let waiting = NaN;
+  try {
+    const text = await (await fetch(`${server.baseUrl}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    for (const line of text.split('\n')) {
+      const pool = /^quire_pool_threads\{plugin="([^"]+)",state="\w+"\} (\S+)$/.exec(line);
+      if (pool) byPlugin.set(pool[1]!, (byPlugin.get(pool[1]!) ?? 0) + Number(pool[2]));
+      const l = /^quire_worker_thread_limit (\S+)$/.exec(line);
+      if (l) limit = Number(l[1]);
+      const w = /^quire_worker_thread_waiting (\S+)$/.exec(line);
+      if (w) waiting = Number(w[1]);
+    }
+  } catch {
+    // A sample without threads (the server is busy stopping): the RSS still counts.
+  }
+  return { byPlugin, limit, waiting };
+}
 
 /** RSS in MB of a process (VmRSS), 0 when it is gone. */
 function rssMb(pid: number): number {
@@ -47,6 +70,8 @@ interface Sample {
   serverMb: number;
   childrenMb: number;
   operations: number;
+  /** Live plugin threads, all pools. */
+  threads: number;
 }
 
 interface Kind {
@@ -117,21 +142,41 @@ async function mixOf(server: BenchServer, client: JsonClient): Promise<Kind[]> {
 }
 
 async function main(): Promise<void> {
-  const server = await startServer();
+  const server = await startServer({ QUIRE_METRICS_TOKEN: METRICS_TOKEN });
   const client = new JsonClient(server.baseUrl, clients * 2);
+  const atRest = await poolThreads(server);
+  console.log(`after boot: ${fmt(rssOf(server).serverMb, 0)} MB, threads ${[...atRest.byPlugin].filter(([, n]) => n).map(([p, n]) => `${p} ${n}`).join(', ') || 'none'} (limit ${atRest.limit})`);
   const kinds = await mixOf(server, client);
   if (breakdown > 0) return perKind(server, client, kinds);
 
   const samples: Sample[] = [];
+  /** Per pool under load: the most threads seen at a sample, and their sum over the samples (for the mean). */
+  const pools = new Map<string, { most: number; sum: number }>();
+  let loadSamples = 0;
+  let mostWaiting = 0;
   const t0 = Date.now();
   let operations = 0;
-  const sample = (phase: Sample['phase']) => {
-    const s: Sample = { seconds: Math.round((Date.now() - t0) / 1000), phase, serverMb: rssMb(server.pid), childrenMb: processTree(server.pid).slice(1).reduce((sum, p) => sum + rssMb(p), 0), operations };
+  const sample = async (phase: Sample['phase']) => {
+    const seconds = Math.round((Date.now() - t0) / 1000);
+    const { serverMb, childrenMb } = rssOf(server);
+    const threads = await poolThreads(server);
+    if (phase === 'load') {
+      loadSamples++;
+      mostWaiting = Math.max(mostWaiting, threads.waiting || 0);
+      for (const [plugin, n] of threads.byPlugin) {
+        const p = pools.get(plugin) ?? { most: 0, sum: 0 };
+        p.most = Math.max(p.most, n);
+        p.sum += n;
+        pools.set(plugin, p);
+      }
+    }
+    const live = [...threads.byPlugin.values()].reduce((a, b) => a + b, 0);
+    const s: Sample = { seconds, phase, serverMb, childrenMb, operations, threads: live };
     samples.push(s);
-    process.stdout.write(`${String(s.seconds).padStart(5)} s  ${phase.padEnd(4)}  server ${fmt(s.serverMb, 0).padStart(5)} MB  children ${fmt(s.childrenMb, 0).padStart(5)} MB  operations ${s.operations}\n`);
+    process.stdout.write(`${String(s.seconds).padStart(5)} s  ${phase.padEnd(4)}  server ${fmt(s.serverMb, 0).padStart(5)} MB  children ${fmt(s.childrenMb, 0).padStart(5)} MB  threads ${String(live).padStart(2)}  operations ${s.operations}\n`);
   };
-  sample('load');
-  const sampler = setInterval(() => sample('load'), SAMPLE_MS);
+  await sample('load');
+  const sampler = setInterval(() => void sample('load'), SAMPLE_MS);
   const end = t0 + minutes * 60_000;
   let next = 0;
   await Promise.all(
@@ -151,11 +196,11 @@ async function main(): Promise<void> {
     }),
   );
   clearInterval(sampler);
-  sample('load');
+  await sample('load');
   const loadEnd = Date.now();
   while (Date.now() - loadEnd < idleSeconds * 1000) {
     await sleep(SAMPLE_MS);
-    sample('idle');
+    await sample('idle');
   }
   await server.stop();
 
@@ -176,6 +221,9 @@ async function main(): Promise<void> {
       `idle: ${idle.length ? `${fmt(total(idle[idle.length - 1]!), 0)} MB after ${idle[idle.length - 1]!.seconds - Math.round((loadEnd - t0) / 1000)} s` : 'not measured'}` +
       `${firstLow ? `, ≤ 300 MB ${firstLow.seconds - Math.round((loadEnd - t0) / 1000)} s after the load` : ', never ≤ 300 MB (target: within 120 s)'}.`,
   );
+  console.log(`\nThreads per pool under load (GET /metrics every ${SAMPLE_MS / 1000} s; limit ${atRest.limit}, at most ${mostWaiting} tasks waiting for a slot at a sample):\n`);
+  console.log(table(['pool', 'most', 'mean'], [...pools].filter(([, p]) => p.most > 0).map(([plugin, p]) => [plugin, String(p.most), fmt(p.sum / Math.max(1, loadSamples), 1)])));
+  console.log(`most live threads at a sample: ${Math.max(...load.map((s) => s.threads))}`);
   if (svgFile) writeFileSync(svgFile, plot(samples, seconds));
 }
 

@@ -1,5 +1,6 @@
 // The thread budget shared by the plugin pools: live threads never exceed it, a waiting task runs on a thread another pool gives up, idle pools shrink to none, grown threads are replaced, and a fresh server holds only the warm render thread.
 import 'reflect-metadata';
+import { availableParallelism } from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PluginPool } from '../../kernel/plugin-pool.js';
@@ -19,10 +20,11 @@ const threads = (pool: PluginPool) => {
   return busy + idle;
 };
 
-test('derives the thread limit from the memory budget and the cores, never below two', () => {
-  assert.is(threadLimit(800, 2), 4, 'two per core when the budget allows more');
-  assert.is(threadLimit(800, 16), 5, 'the budget when the cores allow more');
-  assert.is(threadLimit(100, 8), 2);
+test('derives the thread limit from the memory budget, at least one thread per core and never below two', () => {
+  assert.is(threadLimit(800, 2), 4, 'what the budget leaves after the base, 128 MB a thread');
+  assert.is(threadLimit(2000, 2), 13);
+  assert.is(threadLimit(800, 16), 16, 'one per core when the budget allows fewer');
+  assert.is(threadLimit(100, 1), 2);
 });
 
 test('two pools sharing a budget of two threads never hold more than two; a waiting task runs once the other pool gives a thread up', async () => {
@@ -85,7 +87,7 @@ test('a started server holds no plugin thread but the render pool that warms at 
   const quire = await startQuire(config, { logger: createLogger('silent') });
   try {
     const registry = quire.container.resolve<PluginRegistry>(TOKENS.Registry);
-    assert.is(registry.threadBudget.limit, 2);
+    assert.is(registry.threadBudget.limit, Math.max(2, availableParallelism()));
     for (const [id, loaded] of registry.plugins) {
       if (!loaded.pool) continue;
       const held = threads(loaded.pool);
