@@ -39,6 +39,8 @@ export class PluginPool implements BudgetMember {
   /** Where the search for the least busy lane starts: the lane after the last one chosen. */
   #nextLane = 0;
   readonly #retiring = new Set<Promise<void>>();
+  /** Pools of replaced threads still finishing their tasks (ended at once by close). */
+  readonly #retiringPools = new Set<Piscina<HostTask, HostReply>>();
   /** The warm-up of the last recycle asked for: lanes warm their successors one after another. */
   #warming: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -120,8 +122,10 @@ export class PluginPool implements BudgetMember {
   #endThread(lane: Lane): Promise<void> {
     const old = lane.piscina;
     lane.piscina = this.#create(this.#lanes.length);
+    this.#retiringPools.add(old);
     const closing = old
       .close()
+      .finally(() => this.#retiringPools.delete(old))
       .then(() => releaseFreedMemory())
       .then(() => undefined)
       .catch(() => undefined);
@@ -208,8 +212,10 @@ export class PluginPool implements BudgetMember {
       lane.tasks = 0;
       this.#recycled++;
       // Once the old threads have exited, the memory they freed goes back to the system.
+      this.#retiringPools.add(old);
       const closing = Promise.allSettled(pending)
         .then(() => old.close())
+        .finally(() => this.#retiringPools.delete(old))
         .then(async () => {
           this.#releases.push(await releaseFreedMemory());
           if (this.#releases.length > 20) this.#releases.shift();
@@ -316,13 +322,19 @@ export class PluginPool implements BudgetMember {
     await this.close();
   }
 
+  /**
+   * Ends every thread at once. The kernel closes its pools after its drain (kernel.ts stop): a task still running then
+   * belongs to a job the runner has abandoned (it resumes on the next start), and waiting for it — Piscina's close
+   * waits up to 30 s, then emitted an error nobody handled, which crashed the stop (a Chromium job stuck on a page) —
+   * only delays the exit. closeWhenIdle waits for the tasks first.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#budget.leave(this);
     const successors = this.#lanes.map((lane) => lane.successor);
     for (const lane of this.#lanes) lane.successor = null;
-    // A successor runs no job: its threads, maybe still warming, are ended at once.
-    await Promise.all([...this.#lanes.map((lane) => lane.piscina.close({ force: true })), ...successors.map((s) => s?.destroy()), ...this.#retiring]);
+    await Promise.all([...this.#lanes.map((lane) => lane.piscina.destroy()), ...successors.map((s) => s?.destroy()), ...[...this.#retiringPools].map((p) => p.destroy())]);
+    await Promise.all(this.#retiring);
   }
 }
 
