@@ -1,7 +1,18 @@
 // Request and result schemas of the four Lens actions; they drive validation, the worker's types and the OpenAPI document.
 import { Type, type Static } from '@sinclair/typebox';
+import { StringEnum } from '../../contracts/document-json.js';
 
 const FileId = Type.String({ format: 'uuid', description: 'Id of the uploaded document (PDF, DOCX, ODT or Markdown; from POST /tools/files/upload).' });
+/** Which OCR engine reads scanned pages (pages without a text layer); the text layer never goes through OCR. */
+export const OCR_ENGINES = ['auto', 'tesseract', 'paddle'] as const;
+export type OcrEngine = (typeof OCR_ENGINES)[number];
+const OcrEngineField = Type.Optional(
+  StringEnum(OCR_ENGINES, {
+    default: 'auto',
+    description:
+      'OCR engine for scanned pages: `paddle` PP-OCR v4 (PaddleOCR detection + recognition on onnxruntime), `tesseract` Tesseract LSTM, `auto` (default) the one docs/benchmarks.md chose by the receipts benchmark (currently PP-OCR). Pages are deskewed first whichever reads them.',
+  }),
+);
 const PageSpecs = (what: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 32, description: 'A page spec: `n`, `a-b` or `a-`; pages count from 1.' }), { minItems: 1, maxItems: 100, description: what });
 
@@ -12,8 +23,9 @@ const OcrInput = Type.Object(
       description: '`md` standard Markdown (every input type); `mdd` Extended Markdown with document settings, defaults and the running header/footer, and `json` document JSON (PDF only).',
     }),
     pages: Type.Optional(PageSpecs('Pages to read (PDF with `md` only); all pages when omitted.')),
+    ocrEngine: OcrEngineField,
   },
-  { additionalProperties: false, description: 'Read a document as text: the PDF text layer in reading order, Tesseract OCR for scanned pages.' },
+  { additionalProperties: false, description: 'Read a document as text: the PDF text layer in reading order, OCR (PP-OCR or Tesseract, see `ocrEngine`) for scanned pages.' },
 );
 const OcrResult = Type.Object(
   { outputFormat: Type.String(), content: Type.String({ description: 'The text: Markdown, Extended Markdown, or document JSON serialised as a string.' }) },
@@ -31,6 +43,7 @@ const ClassifyInput = Type.Object(
   {
     fileId: FileId,
     categories: Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 2, maxItems: 50, description: 'The candidate categories (2 to 50); the answer is always one of them.' }),
+    ocrEngine: OcrEngineField,
   },
   { additionalProperties: false, description: 'Pick the category that fits the document best (first 3 pages).' },
 );
@@ -63,6 +76,7 @@ const ExtractInput = Type.Object(
         description: 'BCP 47 locale of the document (e.g. `en-MY`, `en-US`, `de-DE`): how to read a numeric date such as 09/01/2019 when nothing in the document decides (a part over 12 does). `en-US` and a few others read month first, every other locale day first. Without it: the currency or country in the document, else day first.',
       }),
     ),
+    ocrEngine: OcrEngineField,
   },
   { additionalProperties: false, description: 'Extract typed field values from a document; a value is reported only with evidence in the text.' },
 );
@@ -102,6 +116,7 @@ const FilenameInput = Type.Object(
   {
     fileId: FileId,
     filenameSchema: Type.String({ minLength: 1, maxLength: 200, pattern: '\\{[A-Za-z_][A-Za-z0-9_]*\\}', description: 'The name with `{placeholder}` tags, e.g. `{date}_{vendor}_{invoice_number}`.' }),
+    ocrEngine: OcrEngineField,
   },
   { additionalProperties: false, description: 'Fill a filename schema from the first 3 pages of a document.' },
 );

@@ -2,12 +2,12 @@
 // (projection profiles), then read by Tesseract (tesseract.js) or PP-OCR (onnxruntime-node), or by both under
 // `auto`. Every engine answers an OcrPage (words with boxes, baselines, sizes and confidences), so the layout
 // and extraction rules do not know which one read the page.
+import type { OcrEngine } from './contract.js';
 import { estimateSkew, rotate, type GreyImage } from './grey-image.js';
 import { OcrSession, type OcrPage } from './ocr-engine.js';
 import { paddleRecognise } from './paddle-ocr.js';
 
-export type OcrEngine = 'auto' | 'tesseract' | 'paddle';
-export const OCR_ENGINES: readonly OcrEngine[] = ['auto', 'tesseract', 'paddle'];
+export { OCR_ENGINES, type OcrEngine } from './contract.js';
 
 /** Skew below this (radians, about 0.2°) is left alone: turning the image would only blur it. */
 const MIN_SKEW = 0.0035;

@@ -22,6 +22,7 @@ const UNCLIP_RATIO = 1.6;
 /** Recognition input height, and the widest line crop (a line across a whole A4 page at 300 dpi fits; wider ones are squeezed). */
 const REC_HEIGHT = 48;
 const REC_MAX_WIDTH = 3200;
+const REC_MIN_WIDTH = 320;
 /** The recogniser's output has one step per this many input columns. */
 const REC_STRIDE = 8;
 
@@ -68,16 +69,34 @@ export interface PaddleLine extends LineBox {
   words: OcrWord[];
 }
 
-/** Recognises a (deskewed) grey page: its lines and words, in OcrPage form (skew 0: the image is level). */
-export async function paddleRecognise(img: GreyImage): Promise<{ page: OcrPage; lines: PaddleLine[] }> {
+/** Below this mean character confidence (0–100) a page may be upside down, and is read turned as well. */
+const UPRIGHT_CONFIDENCE = 80;
+
+/**
+ * Recognises a (deskewed) grey page: its lines and words, in OcrPage form (skew 0: the image is level). A page
+ * read with low confidence is read again turned by 180° and the better reading kept (an upside-down sheet
+ * reads as noise at about 60%); the boxes of a turned reading are those of the upright page, as Tesseract's.
+ */
+export async function paddleRecognise(img: GreyImage): Promise<{ page: OcrPage; lines: PaddleLine[]; confidence: number }> {
   const m = await load();
-  const boxes = await detect(m, img);
+  let best = await readPage(m, img);
+  if (best.lines.length && best.confidence < UPRIGHT_CONFIDENCE) {
+    const turned = await readPage(m, { width: img.width, height: img.height, data: img.data.slice().reverse() });
+    if (turned.confidence > best.confidence) best = turned;
+  }
+  return { page: { words: best.lines.flatMap((l) => l.words), skew: 0 }, ...best };
+}
+
+async function readPage(m: Models, img: GreyImage): Promise<{ lines: PaddleLine[]; confidence: number }> {
   const lines: PaddleLine[] = [];
-  for (const box of boxes) {
+  for (const box of await detect(m, img)) {
     const line = await recogniseLine(m, img, box);
     if (line) lines.push(line);
   }
-  return { page: { words: lines.flatMap((l) => l.words), skew: 0 }, lines };
+  // Mean over characters, so a long line weighs more than a speck read as one letter.
+  const chars = lines.reduce((n, l) => n + l.text.length, 0);
+  const confidence = chars ? lines.reduce((s, l) => s + l.confidence * l.text.length, 0) / chars : 0;
+  return { lines, confidence };
 }
 
 /** DB detection: the text-line boxes of the page, in image pixels. */
@@ -219,16 +238,25 @@ async function recogniseLine(m: Models, img: GreyImage, box: LineBox): Promise<P
   if (bw < 2 || bh < 2) return null;
   const width = Math.max(REC_STRIDE, Math.min(REC_MAX_WIDTH, Math.round((REC_HEIGHT * bw) / bh)));
   const grey = resizeRegion(img, box.x0, box.y0, box.x1, box.y1, width, REC_HEIGHT);
-  const input = new Float32Array(3 * width * REC_HEIGHT);
-  for (let i = 0; i < grey.length; i++) {
-    const v = grey[i]! / 127.5 - 1;
-    input[i] = v;
-    input[i + grey.length] = v;
-    input[i + 2 * grey.length] = v;
+  // Narrow crops are padded on the right with zeros (mid-grey once normalised) to REC_MIN_WIDTH, as PaddleOCR
+  // does: the model was trained so, and reads a lone digit wrongly without it.
+  const padded = Math.max(width, REC_MIN_WIDTH);
+  const plane = padded * REC_HEIGHT;
+  const input = new Float32Array(3 * plane);
+  for (let y = 0; y < REC_HEIGHT; y++) {
+    for (let x = 0; x < width; x++) {
+      const v = grey[y * width + x]! / 127.5 - 1;
+      const i = y * padded + x;
+      input[i] = v;
+      input[i + plane] = v;
+      input[i + 2 * plane] = v;
+    }
   }
-  const out = await m.rec.run({ x: new m.ort.Tensor('float32', input, [1, 3, REC_HEIGHT, width]) });
+  const out = await m.rec.run({ x: new m.ort.Tensor('float32', input, [1, 3, REC_HEIGHT, padded]) });
   const tensor = out[m.rec.outputNames[0]!] as Tensor;
-  const [, steps, classes] = tensor.dims as [number, number, number];
+  const [, allSteps, classes] = tensor.dims as [number, number, number];
+  // Steps over the padding read nothing.
+  const steps = Math.min(allSteps, Math.ceil(width / REC_STRIDE));
   const probs = tensor.data as Float32Array;
   // Greedy CTC: the best class at each step; repeats collapse, blanks (0) separate.
   const chars: Array<{ ch: string; step: number; p: number }> = [];

@@ -1,11 +1,12 @@
-// Reads the pages of a PDF as Lens text: the text layer through pdfjs where a page has one, Tesseract on a
-// 300-dpi image of the page where it has none; then running headers and footers are told apart.
+// Reads the pages of a PDF as Lens text: the text layer through pdfjs where a page has one, OCR (PP-OCR or
+// Tesseract, ocr.ts) on a 300-dpi image of the page where it has none; then running headers and footers are told apart.
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PluginError } from '../../sdk/index.js';
 import { openPdfjsDocument, PdfRasteriser } from '../../engines/pdf/raster/rasterise.js';
 import { prescreenPdf } from '../../engines/pdf/load.js';
 import { bodySize, buildLines, headingSizes, marginKey, marginLines, readingOrder, toBlocks, type Line, type PageText, type Run } from './layout.js';
-import { OcrSession, type OcrPage } from './ocr-engine.js';
+import type { OcrPage } from './ocr-engine.js';
+import { PageOcr, type OcrEngine } from './ocr.js';
 
 /** OCR resolution; lowered for very large pages so the image stays under MAX_OCR_PIXELS. */
 export const OCR_DPI = 300;
@@ -37,7 +38,7 @@ export async function openPdf(bytes: Uint8Array, field: string): Promise<PDFDocu
   }
 }
 
-/** Scanned pages are recognised this many at a time (one Tesseract thread each: the machine's two cores). */
+/** Scanned pages are recognised this many at a time (one Tesseract thread each, or two PP-OCR runs: the machine's two cores). */
 export const OCR_THREADS = 2;
 /** Skew below this (radians, about 0.2°) is left alone. */
 const MIN_SKEW = 0.0035;
@@ -49,8 +50,8 @@ interface RawPage {
   source: PageText['source'];
 }
 
-/** Reads the 0-based `indices` of the document. */
-export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise<PdfText> {
+/** Reads the 0-based `indices` of the document; scanned pages through `engine`. */
+export async function readPdf(doc: PDFDocumentProxy, indices: number[], engine: OcrEngine = 'auto'): Promise<PdfText> {
   const raw: RawPage[] = [];
   const scanned: number[] = [];
   for (const i of indices) {
@@ -66,7 +67,7 @@ export async function readPdf(doc: PDFDocumentProxy, indices: number[]): Promise
     raw.push({ lines: text ? readingOrder(buildLines(runs), view.width) : [], width: view.width, height: view.height, source: text ? 'text-layer' : 'ocr' });
     page.cleanup();
   }
-  if (scanned.length) await recognise(doc, scanned.map((k) => ({ index: indices[k]!, page: raw[k]! })));
+  if (scanned.length) await recognise(doc, scanned.map((k) => ({ index: indices[k]!, page: raw[k]! })), engine);
 
   // Running header/footer: margin-band lines whose text (digits folded) repeats on at least two of the
   // pages read, or a bare page number. They are kept apart from the body.
@@ -126,13 +127,13 @@ async function textRuns(page: PdfPage, view: ReturnType<PdfPage['getViewport']>)
 }
 
 /**
- * OCR of the scanned pages: each is drawn at 300 dpi (less for huge pages) and recognised by Tesseract,
- * OCR_THREADS pages at a time; the next page is drawn while earlier ones are recognised. Tesseract's words
- * become runs like a text layer's, so the same layout rules give lines, columns, headings and tables.
+ * OCR of the scanned pages: each is drawn at 300 dpi (less for huge pages), deskewed and recognised by the
+ * chosen engine, OCR_THREADS pages at a time; the next page is drawn while earlier ones are recognised. The
+ * words become runs like a text layer's, so the same layout rules give lines, columns, headings and tables.
  */
-async function recognise(doc: PDFDocumentProxy, pages: Array<{ index: number; page: RawPage }>): Promise<void> {
+async function recognise(doc: PDFDocumentProxy, pages: Array<{ index: number; page: RawPage }>, engine: OcrEngine): Promise<void> {
   const threads = Math.min(OCR_THREADS, pages.length);
-  const ocr = new OcrSession(threads);
+  const ocr = new PageOcr(engine, threads);
   const raster = PdfRasteriser.of(doc);
   const running = new Set<Promise<void>>();
   let failure: unknown;
@@ -140,7 +141,7 @@ async function recognise(doc: PDFDocumentProxy, pages: Array<{ index: number; pa
     for (const { index, page } of pages) {
       const inches = (page.width / 72) * (page.height / 72);
       const dpi = Math.min(OCR_DPI, Math.floor(Math.sqrt(MAX_OCR_PIXELS / inches)));
-      const image = pgm(await raster.grey(index + 1, dpi));
+      const image = await raster.grey(index + 1, dpi);
       while (running.size >= threads && failure === undefined) await Promise.race(running);
       if (failure !== undefined) break;
       const task: Promise<void> = ocr.recognise(image).then(
@@ -161,19 +162,10 @@ async function recognise(doc: PDFDocumentProxy, pages: Array<{ index: number; pa
   if (failure !== undefined) throw failure;
 }
 
-/** Grey pixels as a binary PGM, which Tesseract (Leptonica) reads without decoding work. */
-function pgm(img: { width: number; height: number; data: Uint8Array }): Uint8Array {
-  const header = new TextEncoder().encode(`P5\n${img.width} ${img.height}\n255\n`);
-  const out = new Uint8Array(header.length + img.data.length);
-  out.set(header);
-  out.set(img.data, header.length);
-  return out;
-}
-
 /**
- * Tesseract's words as runs in page points. A skewed scan is straightened here, on the coordinates: each
- * word's baseline is turned about the page centre by the skew the line baselines show, so lines, table
- * cells and column gutters line up as on the original (the text itself Tesseract reads fine at a few degrees).
+ * OCR words as runs in page points. The image was deskewed before OCR; any skew left (Tesseract measures it on
+ * the line baselines) is straightened here, on the coordinates: each word's baseline is turned about the page
+ * centre, so lines, table cells and column gutters line up as on the original.
  */
 export function ocrRuns(page: OcrPage, dpi: number, pageWidth: number, pageHeight: number): Run[] {
   const scale = 72 / dpi;

@@ -9,6 +9,7 @@ import { openPdf, readPdf, type PdfText } from './pdf-text.js';
 import { classify as classifyText, documentLines, extractField, letterhead, placeholderType, safePart, type FieldValue, type TextLine } from './understand.js';
 import { answer } from './engine.js';
 import { extractFields } from './fields.js';
+import type { OcrEngine } from './ocr.js';
 import { classifyByLlm, extractByLlm, placeholdersByLlm, type FieldRequest } from './llm.js';
 import type { ClassifyParams, ExtractParams, FilenameParams, OcrParams } from './contract.js';
 
@@ -32,11 +33,11 @@ function selectPages(pageCount: number, specs: string[] | undefined, first: numb
 }
 
 /** The document as Lens pages; a non-PDF input is one page. */
-async function readPages(file: WorkerFile, specs: string[] | undefined, first: number): Promise<{ pages: PageText[]; pdf?: PdfText }> {
+async function readPages(file: WorkerFile, specs: string[] | undefined, first: number, engine: OcrEngine = 'auto'): Promise<{ pages: PageText[]; pdf?: PdfText }> {
   if (file.mimeType === PDF) {
     const doc = await openPdf(file.bytes, 'fileId');
     try {
-      const pdf = await readPdf(doc, selectPages(doc.numPages, specs, first));
+      const pdf = await readPdf(doc, selectPages(doc.numPages, specs, first), engine);
       return { pages: pdf.pages, pdf };
     } finally {
       await doc.destroy();
@@ -83,9 +84,9 @@ function plain(text: string): string {
 
 export async function ocr(input: WorkerInput<OcrParams>): Promise<WorkerOutput> {
   const file = inputFile(input);
-  const { outputFormat, pages: specs } = input.params;
+  const { outputFormat, pages: specs, ocrEngine } = input.params;
   if (file.mimeType === 'text/markdown') return { result: { outputFormat, content: normaliseMarkdown(utf8(file)) } };
-  const { pages, pdf } = await readPages(file, specs, Infinity);
+  const { pages, pdf } = await readPages(file, specs, Infinity, ocrEngine);
   if (outputFormat === 'md' || !pdf) return { result: { outputFormat, content: toMarkdown(pages) } };
   const facts = { pageSize: pdf.pageSize, title: pdf.title, bodySize: pages[0]?.bodySize ?? 11 };
   if (outputFormat === 'mdd') return { result: { outputFormat, content: toExtendedMarkdown(pages, facts) } };
@@ -108,7 +109,7 @@ function scopeOf(file: WorkerFile, specs: string[] | undefined, first: number): 
 
 export async function classify(input: WorkerInput<ClassifyParams>): Promise<WorkerOutput> {
   const file = inputFile(input);
-  const { pages } = await readPages(file, undefined, FIRST_PAGES);
+  const { pages } = await readPages(file, undefined, FIRST_PAGES, input.params.ocrEngine);
   const lines = documentLines(pages);
   const { categories } = input.params;
   return answer(input, {
@@ -121,7 +122,7 @@ export async function classify(input: WorkerInput<ClassifyParams>): Promise<Work
 
 export async function extract(input: WorkerInput<ExtractParams>): Promise<WorkerOutput> {
   const file = inputFile(input);
-  const { pages } = await readPages(file, input.params.pages, EXTRACT_PAGES);
+  const { pages } = await readPages(file, input.params.pages, EXTRACT_PAGES, input.params.ocrEngine);
   const lines = documentLines(pages);
   const fields = input.params.fields as Record<string, FieldRequest>;
   return answer(input, {
@@ -137,7 +138,7 @@ export async function extract(input: WorkerInput<ExtractParams>): Promise<Worker
 
 export async function generateFilename(input: WorkerInput<FilenameParams>): Promise<WorkerOutput> {
   const file = inputFile(input);
-  const { pages } = await readPages(file, undefined, FIRST_PAGES);
+  const { pages } = await readPages(file, undefined, FIRST_PAGES, input.params.ocrEngine);
   const lines = documentLines(pages);
   const schema = input.params.filenameSchema;
   const names = [...new Set([...schema.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
