@@ -183,7 +183,7 @@ function components(prob: Float32Array, w: number, h: number): LineBox[] {
 }
 
 /** A white gap this many crop heights wide (the crop is about 1.3 text heights) between two characters is a space. */
-const SPACE_GAP = 0.2;
+const SPACE_GAP = 0.1;
 /** …and wider than this many times the line's median letter gap. */
 const SPACE_RATIO = 1.3;
 

@@ -3,11 +3,11 @@
 // field and its values; a scan whose image declares gigantic dimensions is refused without hanging.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { createCanvas } from '@napi-rs/canvas';
 import { PDFDocument } from 'pdf-lib';
 import { type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
-import { renderPng, scannedPdf, lensJob } from '../helpers/lens-fixtures.js';
+import { renderPng, rotated, scannedPdf, lensJob } from '../helpers/lens-fixtures.js';
 import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 
 let server: RunningServer;
@@ -31,19 +31,6 @@ const RECEIPT = {
     },
   ],
 };
-
-/** The page image turned by `degrees` about its centre on white, as a PNG (a sheet fed askew). */
-async function rotated(png: Uint8Array, degrees: number): Promise<Uint8Array> {
-  const img = await loadImage(Buffer.from(png));
-  const canvas = createCanvas(img.width, img.height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = 'white';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  ctx.translate(canvas.width / 2, canvas.height / 2);
-  ctx.rotate((degrees * Math.PI) / 180);
-  ctx.drawImage(img, -canvas.width / 2, -canvas.height / 2);
-  return new Uint8Array(await encodeCanvas(canvas, 'png'));
-}
 
 let receiptId: string | undefined;
 async function receipt(): Promise<string> {

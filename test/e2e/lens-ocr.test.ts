@@ -2,35 +2,21 @@
 // from aligned cells, skew straightened, an upside-down sheet turned, running footers apart, pages in order
 // when recognised two at a time), and pages with three columns read column by column. Scans are made with Quire (POST /render/images),
 // turned by @napi-rs/canvas and wrapped in an image-only PDF by pdf-lib; pdftotext confirms they have no text.
+// The scans name `ocrEngine: 'tesseract'`: these tests hold the layout rules to Tesseract's exact text (lens-ocr-engines.test.ts reads with PP-OCR, the default).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { cleanup, type RunningServer, useServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
-import { invoiceDocument, threeColumnDocument, renderFile, renderPng, scannedPdf, lensJob } from '../helpers/lens-fixtures.js';
-import { encodeCanvas } from '../../engines/image/encode-canvas.js';
+import { invoiceDocument, threeColumnDocument, renderFile, renderPng, rotated, scannedPdf, lensJob } from '../helpers/lens-fixtures.js';
 
 let server: RunningServer;
 let api: ApiClient;
 
 useServer(test, (started) => ({ server, api } = started));
-
-/** The page image turned by `degrees` about its centre on white, as a PNG (a sheet fed slightly askew). */
-async function rotated(png: Uint8Array, degrees: number): Promise<Uint8Array> {
-  const img = await loadImage(Buffer.from(png));
-  const canvas = createCanvas(img.width, img.height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = 'white';
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  ctx.translate(canvas.width / 2, canvas.height / 2);
-  ctx.rotate((degrees * Math.PI) / 180);
-  ctx.drawImage(img, -canvas.width / 2, -canvas.height / 2);
-  return new Uint8Array(await encodeCanvas(canvas, 'png'));
-}
 
 /** pdftotext's text of a PDF (an independent reader): empty for a scan. */
 function pdftotext(pdf: Uint8Array): string {
@@ -46,7 +32,7 @@ function pdftotext(pdf: Uint8Array): string {
 test('a scanned page, 2° askew, with headings and a table gives Markdown headings and a Markdown table', async () => {
   const scan = await scannedPdf([await rotated(await renderPng(api, invoiceDocument()), 2)]);
   assert.is(pdftotext(scan).trim(), '');
-  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'skewed-scan.pdf'), outputFormat: 'md' });
+  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'skewed-scan.pdf'), outputFormat: 'md', ocrEngine: 'tesseract' });
   assert.is(job.status, 'COMPLETED', job.error);
   const md: string = job.result.content;
   assert.match(md, /^# Invoice$/m, md);
@@ -74,7 +60,7 @@ test('two scanned pages: recognised in page order, headings levelled across page
   });
   const scan = await scannedPdf([await renderPng(api, page(1)), await renderPng(api, page(2))]);
   assert.is(pdftotext(scan).trim(), '');
-  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'two-scans.pdf'), outputFormat: 'mdd' });
+  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'two-scans.pdf'), outputFormat: 'mdd', ocrEngine: 'tesseract' });
   assert.is(job.status, 'COMPLETED', job.error);
   const mdd: string = job.result.content;
   const body = mdd.split('---').slice(2).join('---');
@@ -90,7 +76,7 @@ test('a page scanned upside down is read the right way up', async () => {
     sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Delivery Note' }, { type: 'text', text: 'Twelve crates of apples were delivered to the harbour warehouse on Monday morning.' }] }],
   };
   const scan = await scannedPdf([await rotated(await renderPng(api, doc), 180)]);
-  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'upside-down.pdf'), outputFormat: 'md' });
+  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'upside-down.pdf'), outputFormat: 'md', ocrEngine: 'tesseract' });
   assert.is(job.status, 'COMPLETED', job.error);
   assert.is(job.result.content, '# Delivery Note\n\nTwelve crates of apples were delivered to the harbour warehouse on Monday morning.\n');
 });

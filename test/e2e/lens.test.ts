@@ -61,7 +61,7 @@ test('OCR reads a scanned page (no text layer) with Tesseract', async () => {
   writeFileSync(path.join(dir, 's.pdf'), scan);
   assert.is(execFileSync('pdftotext', [path.join(dir, 's.pdf'), '-']).toString().trim(), '');
   cleanup(dir);
-  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'scan.pdf'), outputFormat: 'md' });
+  const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(scan, 'scan.pdf'), outputFormat: 'md', ocrEngine: 'tesseract' });
   assert.is(job.status, 'COMPLETED', job.error);
   for (const s of ['Invoice number: INV-2024-0042', 'Northwind Traders', 'Due date: April 14, 2024', 'Total amount due: EUR 1,234.50']) assert.ok(job.result.content.includes(s), `"${s}" in:\n${job.result.content}`);
 });

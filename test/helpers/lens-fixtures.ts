@@ -1,6 +1,8 @@
 // Lens test and bench documents, made with Quire itself: born-digital PDFs through POST /render, page images
 // through POST /render/images, "scans" (an image-only PDF, no text layer) through pdf-lib.
 import { PDFDocument } from 'pdf-lib';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 import type { ApiClient } from './api-client.js';
 
 type Json = any;
@@ -125,4 +127,17 @@ export async function lensJob(api: ApiClient, tool: string, body: Json): Promise
   const created = await api.post(`/api/v1/dev/tools/lens/${tool}`, body);
   if (created.status !== 202) throw new Error(`lens/${tool} answered ${created.status}: ${created.bytes.toString()}`);
   return api.waitForJob(created.body.id, 300_000);
+}
+
+/** The page image turned by `degrees` about its centre on white, as a PNG (a sheet fed askew). */
+export async function rotated(png: Uint8Array, degrees: number): Promise<Uint8Array> {
+  const img = await loadImage(Buffer.from(png));
+  const canvas = createCanvas(img.width, img.height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = 'white';
+  ctx.fillRect(0, 0, canvas.width, canvas.height);
+  ctx.translate(canvas.width / 2, canvas.height / 2);
+  ctx.rotate((degrees * Math.PI) / 180);
+  ctx.drawImage(img, -canvas.width / 2, -canvas.height / 2);
+  return new Uint8Array(await encodeCanvas(canvas, 'png'));
 }
