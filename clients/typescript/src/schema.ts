@@ -16125,6 +16125,12 @@ export interface operations {
                     outputFormat: "md" | "mdd" | "json";
                     /** @description Pages to read (PDF with `md` only); all pages when omitted. */
                     pages?: string[];
+                    /**
+                     * @description OCR engine for scanned pages: `paddle` PP-OCR v4 (PaddleOCR detection + recognition on onnxruntime), `tesseract` Tesseract LSTM, `auto` (default) the one docs/benchmarks.md chose by the receipts benchmark (currently PP-OCR). Pages are deskewed first whichever reads them.
+                     * @default auto
+                     * @enum {string}
+                     */
+                    ocrEngine?: "auto" | "tesseract" | "paddle";
                     /** @description Per-request webhook: one POST when the job completes or fails. */
                     webhook?: {
                         /** @description URL that receives the POST notification (http or https). */
@@ -16266,6 +16272,12 @@ export interface operations {
                     fileId: string;
                     /** @description The candidate categories (2 to 50); the answer is always one of them. */
                     categories: string[];
+                    /**
+                     * @description OCR engine for scanned pages: `paddle` PP-OCR v4 (PaddleOCR detection + recognition on onnxruntime), `tesseract` Tesseract LSTM, `auto` (default) the one docs/benchmarks.md chose by the receipts benchmark (currently PP-OCR). Pages are deskewed first whichever reads them.
+                     * @default auto
+                     * @enum {string}
+                     */
+                    ocrEngine?: "auto" | "tesseract" | "paddle";
                     /** @description Per-request webhook: one POST when the job completes or fails. */
                     webhook?: {
                         /** @description URL that receives the POST notification (http or https). */
@@ -16421,6 +16433,12 @@ export interface operations {
                     pages?: string[];
                     /** @description BCP 47 locale of the document (e.g. `en-MY`, `en-US`, `de-DE`): how to read a numeric date such as 09/01/2019 when nothing in the document decides (a part over 12 does). `en-US` and a few others read month first, every other locale day first. Without it: the currency or country in the document, else day first. */
                     locale?: string;
+                    /**
+                     * @description OCR engine for scanned pages: `paddle` PP-OCR v4 (PaddleOCR detection + recognition on onnxruntime), `tesseract` Tesseract LSTM, `auto` (default) the one docs/benchmarks.md chose by the receipts benchmark (currently PP-OCR). Pages are deskewed first whichever reads them.
+                     * @default auto
+                     * @enum {string}
+                     */
+                    ocrEngine?: "auto" | "tesseract" | "paddle";
                     /** @description Per-request webhook: one POST when the job completes or fails. */
                     webhook?: {
                         /** @description URL that receives the POST notification (http or https). */
@@ -16562,6 +16580,12 @@ export interface operations {
                     fileId: string;
                     /** @description The name with `{placeholder}` tags, e.g. `{date}_{vendor}_{invoice_number}`. */
                     filenameSchema: string;
+                    /**
+                     * @description OCR engine for scanned pages: `paddle` PP-OCR v4 (PaddleOCR detection + recognition on onnxruntime), `tesseract` Tesseract LSTM, `auto` (default) the one docs/benchmarks.md chose by the receipts benchmark (currently PP-OCR). Pages are deskewed first whichever reads them.
+                     * @default auto
+                     * @enum {string}
+                     */
+                    ocrEngine?: "auto" | "tesseract" | "paddle";
                     /** @description Per-request webhook: one POST when the job completes or fails. */
                     webhook?: {
                         /** @description URL that receives the POST notification (http or https). */
