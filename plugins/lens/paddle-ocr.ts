@@ -38,7 +38,7 @@ let models: Promise<Models> | undefined;
 
 /**
  * The sessions of this thread, loaded on first use and kept for the thread's life (each Lens pool thread has its
- * own; about 60 MB of RSS together). One intra-op thread: the pool's threads are the parallelism.
+ * own; about 70 MB of RSS together, plus the CPU arena's peak). One intra-op thread: the pool's threads are the parallelism.
  */
 function load(): Promise<Models> {
   models ??= (async () => {
