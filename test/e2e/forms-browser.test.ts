@@ -129,7 +129,8 @@ test('without JavaScript: rows, the preview button, the error and the receipt wo
   await typeOver(page, IDS.amount, '42');
   await chooseImage(page, imageFile);
   assert.is(await send(page), 200);
-  assert.ok(await page.$('noscript'), 'the receipt refreshes itself');
+  // A render that finished while the receipt was made shows its link at once; one still running refreshes the page.
+  assert.ok((await page.$('#download')) || (await page.$('noscript')), 'the receipt shows the download or refreshes itself');
   await checkPdf(await downloadFromReceipt(page), 'Alan Turing');
   await page.close();
 });
