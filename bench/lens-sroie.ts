@@ -1,6 +1,6 @@
 // The SROIE receipt development set (../shared/data/sroie-dev, or LENS_SROIE_DIR) scored by its README's rules:
-// each scan as a one-page PDF through POST /tools/lens/extract (company, date, total, iban), beside a plain
-// regex over the same Tesseract text (POST /tools/lens/ocr, `md`): the first line with letters, the first
+// each scan as a one-page PDF through POST /tools/lens/extract (company, date, total, iban; the default OCR engine),
+// beside a plain regex over Tesseract's text (POST /tools/lens/ocr, `md`, ocrEngine tesseract): the first line with letters, the first
 // d/m/y date read day first, the amount on the last line that says "total".
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -74,7 +74,7 @@ export async function scoreSroie(api: ApiClient, dir: string, debug: (...xs: unk
     };
     for (const k of Object.keys(ok) as Array<keyof typeof ok>) if (ok[k]) quire[k]++;
     else debug(`  sroie ${f}.${k}: got ${JSON.stringify(data[k])}, want ${JSON.stringify(key[k] ?? null)}`);
-    const ocr = await lensJob(api, 'ocr', { fileId: id, outputFormat: 'md' });
+    const ocr = await lensJob(api, 'ocr', { fileId: id, outputFormat: 'md', ocrEngine: 'tesseract' });
     const b = baseline(ocr.result?.content ?? '');
     if (folded(b.company) === folded(key.company)) base.company++;
     if (b.date === keyDate(key.date)) base.date++;

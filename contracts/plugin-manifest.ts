@@ -154,6 +154,13 @@ export const PluginManifestSchema = Type.Object({
    * through the URL policy like any other.
    */
   llm: Type.Optional(Type.Boolean()),
+  /**
+   * Native addons (package names) the worker loads that Node cannot load again in a thread once the thread that first
+   * loaded them has ended ("Module did not self-register": onnxruntime-node). The kernel loads each once in the main
+   * thread, resolved from the worker's file, so that every later thread of the pool (recycled, or started after an
+   * idle one ended) gets the library already registered.
+   */
+  nativeModules: Type.Optional(Type.Array(Type.String({ pattern: '^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*$' }), { maxItems: 8 })),
   /** Error codes the worker may fail a job with, and what each means. */
   errors: Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.String()),
 });

@@ -1,4 +1,5 @@
 // The worker threads of a plugin (Piscina pools): resource limits, a bounded queue, a deadline per action, and recycling.
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -229,6 +230,11 @@ export class PluginPool implements BudgetMember {
   /** The pool of a plugin, with its manifest's limits unless the operator overrides them. */
   static forPlugin(def: PluginDefinition, limits: PoolLimits = def.manifest.pool, budget?: ThreadBudget): PluginPool {
     const workerUrl = typeof def.worker === 'string' ? def.worker : def.worker.href;
+    // Held by the main thread for the process's life, so a thread after the first finds the addon registered.
+    if (def.manifest.nativeModules?.length) {
+      const load = createRequire(workerUrl);
+      for (const name of def.manifest.nativeModules) load(name);
+    }
     return new PluginPool(def.manifest.id, workerUrl, limits, budget);
   }
 

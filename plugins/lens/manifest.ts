@@ -72,6 +72,8 @@ export default definePlugin({
     outbound: true,
     llm: true,
     pool: { maxThreads: 2, maxQueue: 8, memoryMb: 1024, timeoutMs: 600_000, maxBacklog: 32 },
+    // PP-OCR's runtime: a second thread could not load it after the first one ended (recycled, or idle and shed).
+    nativeModules: ['onnxruntime-node'],
     errors: {
       ...PAGE_SELECTION_ERRORS,
       PDF_UNREADABLE: 'The PDF cannot be parsed.',

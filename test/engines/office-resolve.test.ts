@@ -176,7 +176,7 @@ test('variables, abbreviations, broken references and unknown citation keys prin
     citations: [SMITH],
     defaults: { header: { text: '{{client}} – page {{page}} of ${pages}', align: 'right', skipFirstPage: true } },
   });
-  assert.equal(out.meta, { title: 'Report for ACME', author: 'Ann', subject: 'S {{missing}}', keywords: ['ACME', 'plain'], created: OPTIONS.createdAt });
+  assert.equal(out.meta, { title: 'Report for ACME', author: 'Ann', subject: 'S {{missing}}', keywords: ['ACME', 'plain'], description: null, created: OPTIONS.createdAt });
   assert.equal(out.header, { parts: [{ t: 'text', v: 'ACME – page ' }, { t: 'page' }, { t: 'text', v: ' of ' }, { t: 'pages' }], align: 'right', skipFirstPage: true });
   assert.is(out.footer, null);
   const [h1, p1, p2, v1, v2, v3, t] = blocks(out) as any[];
