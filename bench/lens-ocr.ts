@@ -11,6 +11,7 @@ import { ocrRuns } from '../plugins/lens/pdf-text.js';
 import { OCR_ENGINES, PageOcr, type OcrEngine } from '../plugins/lens/ocr.js';
 import type { GreyImage } from '../plugins/lens/grey-image.js';
 import { fmt, percentile, table } from './stats.js';
+import { greyLevels } from '../engines/image/grey-levels.js';
 
 const SET = process.env.LENS_OCR_SET ?? path.resolve('..', 'shared', 'data', 'sroie-dev');
 const LIMIT = Number(process.env.LENS_OCR_LIMIT ?? Infinity);
@@ -30,10 +31,7 @@ async function greyOf(file: string): Promise<GreyImage> {
   const canvas = createCanvas(img.width, img.height);
   const ctx = canvas.getContext('2d');
   ctx.drawImage(img, 0, 0);
-  const rgba = ctx.getImageData(0, 0, img.width, img.height).data;
-  const data = new Uint8Array(img.width * img.height);
-  for (let i = 0, j = 0; j < data.length; i += 4, j++) data[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
-  return { width: img.width, height: img.height, data };
+  return greyLevels(canvas);
 }
 
 /** Lower case, letters and digits only (the scoring rule of the set's README). */

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { encodeCanvas } from '../../image/encode-canvas.js';
+import { greyLevels, type GreyLevels } from '../../image/grey-levels.js';
 
 export type RasterFormat = 'png' | 'jpeg';
 
@@ -164,15 +165,10 @@ export class PdfRasteriser {
    * Draws 1-based `page` at `dpi` on white as grey levels, one byte a pixel (Lens hands them to Tesseract
    * as a PGM: encoding a noisy scan as PNG costs seconds, a PGM header nothing).
    */
-  async grey(page: number, dpi: number): Promise<{ width: number; height: number; data: Uint8Array }> {
+  async grey(page: number, dpi: number): Promise<GreyLevels> {
     const drawn = await this.draw(page, dpi);
     try {
-      const { width, height } = drawn.canvas;
-      const rgba = drawn.canvas.getContext('2d').getImageData(0, 0, width, height).data;
-      const data = new Uint8Array(width * height);
-      // ITU-R BT.601 luma in integer arithmetic.
-      for (let i = 0, j = 0; j < data.length; i += 4, j++) data[j] = (rgba[i]! * 77 + rgba[i + 1]! * 150 + rgba[i + 2]! * 29) >> 8;
-      return { width, height, data };
+      return greyLevels(drawn.canvas);
     } finally {
       drawn.free();
     }
