@@ -129,6 +129,12 @@ export const PoolLimitsSchema = Type.Object({
   youngGenerationMb: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
   /** A thread whose V8 heap exceeds this many MB after a task is replaced, like after recycleAfter (default memoryMb / 2). */
   recycleHeapMb: Type.Optional(Type.Integer({ minimum: 16 })),
+  /**
+   * What one thread holds at peak in MB, its engine's native memory included (default 128, one share of the process's
+   * thread budget): a thread takes ceil(threadMemoryMb / 128) slots of QUIRE_MEMORY_BUDGET_MB's budget, so heavy
+   * engines (Lens's PP-OCR) run beside fewer other threads instead of past the budget.
+   */
+  threadMemoryMb: Type.Optional(Type.Integer({ minimum: 16 })),
 });
 export type PoolLimits = Static<typeof PoolLimitsSchema>;
 

@@ -17,6 +17,7 @@ const PoolOverride = Type.Object(
     warmAtBoot: Type.Optional(Type.Boolean()),
     youngGenerationMb: Type.Optional(Type.Integer({ minimum: 1, maximum: 256 })),
     recycleHeapMb: Type.Optional(Type.Integer({ minimum: 16, maximum: 16_384 })),
+    threadMemoryMb: Type.Optional(Type.Integer({ minimum: 16, maximum: 65_536 })),
   },
   { additionalProperties: false },
 );

@@ -10,7 +10,7 @@ import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
 import type { BlobTarget } from './store/blob-store.js';
 import { releaseFreedMemory } from './release-memory.js';
-import { ThreadBudget, type BudgetMember } from './thread-budget.js';
+import { ThreadBudget, slotsPerThread, type BudgetMember } from './thread-budget.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
 /** A recycle's warm-up pauses WARM_PAUSE_MS between its costly steps. */
@@ -45,6 +45,8 @@ export class PluginPool implements BudgetMember {
   /** The warm-up of the last recycle asked for: lanes warm their successors one after another. */
   #warming: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** Slots of the budget each of its threads takes (the manifest's threadMemoryMb). */
+  readonly slots: number;
   #recycled = 0;
   /** Actions whose thread died under them (WORKER_CRASHED): out of memory, a native crash, an exit. */
   #crashes = 0;
@@ -70,7 +72,8 @@ export class PluginPool implements BudgetMember {
       pending: new Set(),
       successor: null,
     }));
-    this.#budget = budget ?? new ThreadBudget(limits.maxThreads);
+    this.#budget = budget ?? new ThreadBudget(limits.maxThreads * slotsPerThread(limits.threadMemoryMb, Infinity));
+    this.slots = slotsPerThread(limits.threadMemoryMb, this.#budget.limit);
     this.#budget.join(this);
   }
 
@@ -271,7 +274,7 @@ export class PluginPool implements BudgetMember {
    */
   async run(exportName: string, input: WorkerInput, timeoutMs = this.limits.timeoutMs, storeAt?: BlobTarget): Promise<WorkerOutput> {
     // A slot of the shared thread budget first: the deadline counts the time on a thread, not the wait for one.
-    const slot = await this.#budget.acquire();
+    const slot = await this.#budget.acquire(this.slots);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const transferList: Array<ArrayBuffer | MessagePort> = [];
@@ -285,7 +288,7 @@ export class PluginPool implements BudgetMember {
       transferList.push(channel.port2);
     }
     const lane = this.#pickLane();
-    if (!lane.piscina.threads.length) this.#budget.makeRoom(); // this task starts a thread
+    if (!lane.piscina.threads.length) this.#budget.makeRoom(this.slots); // this task starts a thread
     const recycleAfter = this.limits.recycleAfter ?? 0;
     if (recycleAfter > 0 && ++lane.tasks >= recycleAfter) this.#recycle(lane);
     // Taken after the recycle: a task handed to the pool that is closing would be aborted.

@@ -1,4 +1,4 @@
-// The live worker threads all plugin pools may hold at once: a task waits for a slot, and an idle thread of any pool is ended to make room.
+// The live worker threads all plugin pools may hold at once: a task waits for its slots, and an idle thread of any pool is ended to make room.
 import os from 'node:os';
 
 /** What a process holds besides its plugin threads (main thread, the inspector, Markdown and table threads, fonts): MB. */
@@ -22,10 +22,22 @@ export function threadLimit(memoryBudgetMb: number, cores = os.availableParallel
   return Math.max(2, cores, byMemory);
 }
 
+/**
+ * The slots one thread of a pool takes: its manifest's `threadMemoryMb` (what a thread holds at peak, engine and
+ * native memory included) in THREAD_MEMORY_MB shares, at least one and never more than the whole budget. A Lens
+ * thread reading a scan with PP-OCR holds about 360 MB at peak: three slots, so two scans never run beside a full
+ * budget of other threads (docs/benchmarks.md "Soak").
+ */
+export function slotsPerThread(threadMemoryMb: number | undefined, limit: number): number {
+  return Math.min(limit, Math.max(1, Math.ceil((threadMemoryMb ?? THREAD_MEMORY_MB) / THREAD_MEMORY_MB)));
+}
+
 /** A pool as the budget sees it. */
 export interface BudgetMember {
   /** Threads started and not ended (busy or idle). */
   liveThreads(): number;
+  /** Slots each of its threads takes (slotsPerThread). */
+  readonly slots: number;
   /** Since when (ms, monotonic) its longest-idle thread has had nothing to do; null when none is idle. */
   idleSince(): number | null;
   /** Ends its longest-idle thread (it has no task, running or queued). */
@@ -34,9 +46,10 @@ export interface BudgetMember {
 
 export class ThreadBudget {
   readonly #members = new Set<BudgetMember>();
+  /** Slots held by tasks on threads. */
   #running = 0;
-  /** Tasks waiting for a slot, first come first served across pools. */
-  readonly #waiting: Array<() => void> = [];
+  /** Tasks waiting for their slots, first come first served across pools (a heavy task is not overtaken for ever). */
+  readonly #waiting: Array<{ slots: number; start: () => void }> = [];
 
   constructor(readonly limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`thread budget ${limit}: needs a whole number ≥ 1`);
@@ -50,7 +63,7 @@ export class ThreadBudget {
     this.#members.delete(member);
   }
 
-  /** Tasks on threads now (holding a slot). */
+  /** Slots held by tasks on threads now. */
   get running(): number {
     return this.#running;
   }
@@ -67,28 +80,47 @@ export class ThreadBudget {
     return n;
   }
 
-  /** Waits for a slot (one task on one thread); the returned function gives it back (once, however often called). */
-  async acquire(): Promise<() => void> {
-    if (this.#running < this.limit && !this.#waiting.length) this.#running++;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve)); // the releaser hands its slot over
+  /** Slots the live threads of every member take, busy or idle. */
+  liveSlots(): number {
+    let n = 0;
+    for (const m of this.#members) n += m.liveThreads() * m.slots;
+    return n;
+  }
+
+  /**
+   * Waits until `slots` slots are free (one task on one thread of a pool whose threads take that many); the returned
+   * function gives them back (once, however often called).
+   */
+  async acquire(slots = 1): Promise<() => void> {
+    const n = Math.min(this.limit, Math.max(1, slots));
+    if (this.#running + n <= this.limit && !this.#waiting.length) this.#running += n;
+    else await new Promise<void>((start) => this.#waiting.push({ slots: n, start })); // #startWaiting counts them
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running--;
+      this.#running -= n;
+      this.#startWaiting();
     };
   }
 
+  /** Starts the waiting tasks, oldest first, while the oldest one's slots are free. */
+  #startWaiting(): void {
+    for (let next = this.#waiting[0]; next && this.#running + next.slots <= this.limit; next = this.#waiting[0]) {
+      this.#waiting.shift();
+      this.#running += next.slots;
+      next.start();
+    }
+  }
+
   /**
-   * Called by a slot holder about to start a thread: while the live threads are at the limit, the thread idle the
-   * longest, in whichever pool, is ended. Never ends a busy thread; above the limit only by threads still exiting
-   * or warming (a recycle's successor).
+   * Called by a slot holder about to start a thread that takes `slots` slots: while the live threads' slots leave too
+   * few, the thread idle the longest, in whichever pool, is ended. Never ends a busy thread; above the limit only by
+   * threads still exiting or warming (a recycle's successor).
    */
-  makeRoom(): void {
-    let live = this.liveThreads();
-    while (live >= this.limit) {
+  makeRoom(slots = 1): void {
+    let live = this.liveSlots();
+    while (live + Math.min(this.limit, slots) > this.limit) {
       let oldest: BudgetMember | null = null;
       let since = Infinity;
       for (const m of this.#members) {
@@ -100,7 +132,7 @@ export class ThreadBudget {
       }
       if (!oldest) return;
       oldest.shedIdle();
-      const after = this.liveThreads();
+      const after = this.liveSlots();
       if (after >= live) return; // nothing ended: do not spin
       live = after;
     }

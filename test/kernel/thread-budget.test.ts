@@ -53,6 +53,29 @@ test('two pools sharing a budget of two threads never hold more than two; a wait
   }
 });
 
+test('a pool whose threads hold more memory takes more slots: two of its tasks never run together in a budget of four, and light tasks fill what is left', async () => {
+  const budget = new ThreadBudget(4);
+  const heavy = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 10, idleTimeoutMs: 60_000, threadMemoryMb: 384 }, budget);
+  const light = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, maxQueue: 10, idleTimeoutMs: 60_000 }, budget);
+  assert.is(heavy.slots, 3, '384 MB is three 128 MB shares');
+  assert.is(light.slots, 1);
+  let most = 0;
+  let mostHeavyBusy = 0;
+  const watch = setInterval(() => {
+    most = Math.max(most, budget.liveSlots(), budget.running);
+    mostHeavyBusy = Math.max(mostHeavyBusy, heavy.threadStates().busy);
+  }, 2);
+  try {
+    const results = await Promise.all([heavy.run('sleepFor', sleepFor(150)), heavy.run('sleepFor', sleepFor(150)), light.run('sleepFor', sleepFor(100)), light.run('sleepFor', sleepFor(100))]);
+    assert.equal(results.map((r) => (r.result as { slept: number }).slept), [150, 150, 100, 100]);
+    assert.is(mostHeavyBusy, 1, 'the two heavy tasks ran one after the other');
+    assert.ok(most <= 4, `never more than four slots live or held (saw ${most})`);
+  } finally {
+    clearInterval(watch);
+    await Promise.all([heavy.close(), light.close()]);
+  }
+});
+
 test('an idle pool shrinks to no thread after its idle timeout', async () => {
   const pool = PluginPool.forPlugin(probe, { ...probe.manifest.pool, maxThreads: 2, idleTimeoutMs: 1000 });
   try {
