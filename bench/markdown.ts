@@ -21,6 +21,7 @@ import type { DocumentJson } from '../contracts/document-json.js';
 import { reportDocument } from '../test/fixtures/documents.js';
 import { fmt, percentile, spread, table, type Spread } from './stats.js';
 import { JsonClient, startServer } from './render-http.js';
+import { threadMemory, type ThreadMemory } from './markdown-thread-memory.js';
 
 const { values } = parseArgs({
   strict: false,
@@ -142,6 +143,8 @@ interface Figures {
   ratioExtensions: number;
   memory: Memory;
   memoryFloor: Memory;
+  /** One parse in the service's parser thread (its resource limits, its task function). */
+  thread: ThreadMemory;
   peer: (Spread & { name: string; version: string }) | null;
   smallBytes: number;
   small: Spread;
@@ -241,7 +244,28 @@ function memoryOf(source: string, parser: 'quire' | 'bare'): Memory {
   }
 }
 
-function memoryChild(file: string, parser: string): void {
+/**
+ * One parse of `source` in the Markdown parser's thread, as the service runs it (bench/markdown-thread-memory.ts),
+ * in a fresh process: the thread is new, warmed up by a 5-page parse.
+ */
+function threadMemoryOf(source: string): ThreadMemory {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-md-bench-'));
+  try {
+    const file = path.join(dir, 'source.md');
+    writeFileSync(file, source);
+    const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--memory-child', file, '--parser', 'thread'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (child.status !== 0) throw new Error(`memory child failed: ${child.stderr}`);
+    return JSON.parse(child.stdout.split('\n').find((l) => l.startsWith('{'))!) as ThreadMemory;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function memoryChild(file: string, parser: string): Promise<void> {
+  if (parser === 'thread') {
+    console.log(JSON.stringify(await threadMemory(file, fivePageMarkdown())));
+    return;
+  }
   const source = readFileSync(file, 'utf8');
   const gc = (globalThis as { gc?: () => void }).gc!;
   const parse = parser === 'bare' ? (text: string) => fromMarkdown(text) : (text: string) => parseMarkdown(text);
@@ -293,6 +317,9 @@ async function main(): Promise<void> {
   f.memory = memoryOf(big, 'quire');
   f.memoryFloor = memoryOf(big, 'bare');
   log(`5. memory of one parse in a fresh process: parseMarkdown ${fmtMemory(f.memory, bytes)}; bare fromMarkdown ${fmtMemory(f.memoryFloor, bytes)}`);
+  f.thread = threadMemoryOf(big);
+  const t = f.thread;
+  log(`5b. memory of one parse in the Markdown parser's thread (young generation ${t.limits.maxYoungGenerationSizeMb} MB, old ${t.limits.maxOldGenerationSizeMb} MB; from V8's collection callbacks): heap peak ${fmt(t.peak / MiB)} MB (${fmt(t.peak / bytes)}× the input) above the thread's ${fmt(t.before / MiB)} MB before it; live after a full collection at most ${fmt(t.live / MiB)} MB (${fmt(t.live / bytes)}×), kept ${fmt(t.kept / bytes)}×; ${t.scavenges} scavenges, ${t.markCompacts} full collections, CPU ${fmt(t.cpuMs, 0)} ms`);
   const peer = findPeer();
   if (peer) {
     f.peer = { ...spread(timeRuns(() => peer.parse(big), RUNS, WARMUP)), name: peer.name, version: peer.version };
@@ -326,6 +353,8 @@ async function main(): Promise<void> {
   rows.push(['   the same for bare fromMarkdown (CommonMark)', fmt(f.memoryFloor.peak / bytes, 1), '', '', '']);
   rows.push(['   heap kept (result and chunk cache) / input size', fmt(f.memory.kept / bytes, 1), '', '', '']);
   rows.push(['   peak RSS growth / input size', fmt(f.memory.rss / bytes, 1), '', '', '']);
+  rows.push(['1 MB: peak heap of one parse in the parser thread / input size', fmt(f.thread.peak / bytes, 1), '', '≤ 20', verdict(f.thread.peak / bytes <= 20)]);
+  rows.push(['   the parser thread: most live after a full collection / input', fmt(f.thread.live / bytes, 1), '', '', '']);
   rows.push(['5-page validate in process p50 ms', fmt(f.small.p50, 2), '', '≤ 20', verdict(f.small.p50 <= 20)]);
   rows.push(['   5-page validate CPU p50 ms', fmt(f.smallCpu, 2), '', '', '']);
   rows.push(['5-page validate over HTTP p50 ms', fmt(f.http.p50, 2), '', '≤ 20', verdict(f.http.p50 <= 20)]);
@@ -335,7 +364,7 @@ async function main(): Promise<void> {
 
 // Run as a script (the corpus functions above may also be imported).
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href && typeof values['memory-child'] === 'string') {
-  memoryChild(values['memory-child'], String(values.parser ?? 'quire'));
+  await memoryChild(values['memory-child'], String(values.parser ?? 'quire'));
 } else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
     await main();

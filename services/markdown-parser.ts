@@ -19,12 +19,21 @@ export interface MarkdownParserOptions {
   maxQueue?: number;
 }
 
+/**
+ * V8 limits of a parsing thread (bench/markdown.ts measures a parse with these). The young generation stays
+ * at 64 MB: while the parse holds the whole mdast live (34 times the source), a smaller one lowers the
+ * heap's peak little (84–90 → 61–83 times a 1 MB source) for 10–90 % more CPU (docs/benchmarks.md,
+ * "The parser thread's memory").
+ */
+export function markdownThreadLimits(memoryMb = 1024): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number } {
+  return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 };
+}
+
 export class MarkdownParser {
   readonly #piscina: Piscina;
   readonly #timeoutMs: number;
 
   constructor(opts: MarkdownParserOptions = {}) {
-    const memoryMb = opts.memoryMb ?? 1024;
     this.#timeoutMs = opts.timeoutMs ?? 20_000;
     this.#piscina = new Piscina({
       filename: WORKER,
@@ -33,7 +42,7 @@ export class MarkdownParser {
       maxThreads: Math.max(1, opts.maxThreads ?? 2),
       maxQueue: opts.maxQueue ?? 64,
       idleTimeout: 60_000,
-      resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 },
+      resourceLimits: markdownThreadLimits(opts.memoryMb),
     });
   }
 
