@@ -247,6 +247,16 @@ test('maps validator errors back to the line of the element or front matter fiel
   assert.equal(errors('::var{name=missing}'), [['UNKNOWN_VARIABLE', 'sections[0].content[0].name', 1, 1]]);
 });
 
+test('places an issue inside a table cell at that cell, past the tenth element and row too', () => {
+  const paragraphs = Array.from({ length: 11 }, (_, i) => `Paragraph ${i}.`).join('\n\n');
+  const rows = Array.from({ length: 12 }, (_, i) => `| r${i} | ${i === 11 ? 'see [x](#nope)' : 'ok'} |`).join('\n');
+  const result = parseMarkdown(`${paragraphs}\n\n| a | b |\n|---|---|\n${rows}\n\nLast [y](#gone).`);
+  assert.equal(result.warnings.map((w) => [w.code, w.path, w.line, w.column]), [
+    ['BROKEN_REFERENCE', 'sections[0].content[11].rows[12][1]', 36, 7],
+    ['BROKEN_REFERENCE', 'sections[0].content[12].text', 38, 1],
+  ]);
+});
+
 test('reports broken references as warnings, or as errors when strict', () => {
   const md = 'See [nowhere](#nope), @[ghost], ~XYZ~ and {{who}}.';
   const lenient = parseMarkdown(md);
