@@ -22,7 +22,7 @@ export interface MarkdownParserOptions {
 /**
  * V8 limits of a parsing thread (bench/markdown.ts measures a parse with these). The young generation stays
  * at 64 MB: while the parse holds the whole mdast live (34 times the source), a smaller one lowers the
- * heap's peak little (84–90 → 61–83 times a 1 MB source) for 10–90 % more CPU (docs/benchmarks.md,
+ * heap's peak little (84–90 → 61–83 times a 1 MB source) for 10–120 % more CPU (docs/benchmarks.md,
  * "The parser thread's memory").
  */
 export function markdownThreadLimits(memoryMb = 1024): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number } {
