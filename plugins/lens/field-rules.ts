@@ -221,9 +221,11 @@ const MONTH_FIRST_LOCALES = /^(en-(us|ph|as|gu|mp|pr|um|vi)|es-us|fil)/i;
 export function dayFirst(text: string, locale?: string): { dayFirst: boolean; why: string } {
   let first = 0;
   let second = 0;
-  for (const m of text.matchAll(/(?<!\d)(\d{1,2})[/.-](\d{1,2})[/.-](\d{2}|\d{4})(?!\d)/g)) {
-    if (Number(m[1]) > 12 && Number(m[2]) <= 12) first++;
-    if (Number(m[2]) > 12 && Number(m[1]) <= 12) second++;
+  // A date has one separator twice and parts a day can be: an amount beside a ratio ("10.56/10.55") is none.
+  for (const m of text.matchAll(/(?<![\d.,/-])(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})(?![\d/-])/g)) {
+    const [a, b] = [Number(m[1]), Number(m[3])];
+    if (a > 12 && a <= 31 && b >= 1 && b <= 12) first++;
+    if (b > 12 && b <= 31 && a >= 1 && a <= 12) second++;
   }
   if (first > second) return { dayFirst: true, why: 'a date in the document has a first part over 12' };
   if (second > first) return { dayFirst: false, why: 'a date in the document has a second part over 12' };
@@ -242,31 +244,52 @@ export function fullYear(y: number, now = new Date().getUTCFullYear()): number {
 
 // ---------------------------------------------------------------- the document's date
 
-/** Day, month and year in figures: 09/01/2019, 9-1-19, 09.01.2019, and a year run into the time ("16/09/201711:59"). */
-const NUMERIC_DATE = /(?<![\d/.-])(\d{1,2})([/.-])(\d{1,2})\2(\d{4}(?=\d{1,2}:\d{2})|\d{4}(?![\d/-])|\d{2}(?![\d/-]))/g;
+/**
+ * Day, month and year in figures: 09/01/2019, 9-1-19, 09.01.2019, a year run into the time ("16/09/201711:59",
+ * "01/05/1612:30"), a four-digit year OCR split in two ("29/10/20 17", not a time), and OCR's stray spaces
+ * beside a separator ("25-01 -16"; such a date counts only beside a time or after a date label).
+ */
+const NUMERIC_DATE = /(?<![\d/.-])(\d{1,2}) ?([/.-]) ?(\d{1,2}) ?\2 ?(\d{4}(?=\d{1,2}:\d{2})|\d{4}(?![\d/-])|(?:19|20) \d{2}(?![\d:.,/-])|(?!19\d|20\d)\d{2}(?=\d{1,2} ?\d{0,2}:\d{2})|\d{2}(?![\d/-]))/g;
 const ISO_DATE = /(?<!\d)(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?!\d)/g;
 const MONTH_WORD = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b/i;
 const DATE_LABEL = /\b(date|dated|tarikh|datum|fecha|data|issued|bill\s*date|invoice\s*date|receipt\s*date)\b/i;
 const OTHER_DATE = /\b(due|expir\w*|valid|birth|dob|delivery|deliver|ship\w*|payable\s*by)\b/i;
+/** A time of day right after a date (its next word at most between): "09/01/2019 12:30", "09/01/2019 (Wed) 12:30". */
+const TIME_AFTER = /^\S*\s*\d{1,2}[:.]\d{2}/;
 
 export interface DateRead {
   iso: string;
   index: number;
+  /** Where the date's text ends on the line (numeric and ISO dates). */
+  end?: number;
+}
+
+/**
+ * A run of figures and date separators with digit look-alikes in it (`O1/O5/2O16`, `2S-12-2018`): the
+ * look-alikes become digits when at least four characters of the run are digits already.
+ */
+function repairDate(run: string): string {
+  if ((run.match(/\d/g) ?? []).length < 4) return run;
+  return [...run].map((c) => DIGIT_LOOKALIKES[c] ?? c).join('');
 }
 
 /** The dates written on a line (numeric in the document's order, ISO, or with a month name through `wordDate`). */
 export function datesIn(text: string, dayFirst: boolean, wordDate: (t: string) => DateRead | null): DateRead[] {
-  const repaired = text.replace(/[0-9OoDlI|S][0-9OoDlI|S/.-]{4,}[0-9OoDlI|S]/g, (t) => repairDigits(t));
+  // Same length as the text, so positions found in it hold for the text.
+  const repaired = text.replace(/[\dOoDQlIi|!SsBZz][\dOoDQlIi|!SsBZz/.-]{4,}[\dOoDQlIi|!SsBZz]/g, repairDate);
   const out: DateRead[] = [];
   for (const m of repaired.matchAll(ISO_DATE)) {
     const iso = isoDate(Number(m[1]), Number(m[3]), Number(m[4]));
-    if (iso) out.push({ iso, index: m.index });
+    if (iso) out.push({ iso, index: m.index, end: m.index + m[0].length });
   }
   for (const m of repaired.matchAll(NUMERIC_DATE)) {
-    const [a, b, y] = [Number(m[1]), Number(m[3]), fullYear(Number(m[4]))];
+    const end = m.index + m[0].length;
+    // Spaces beside a separator: a date only where a date is expected (a label before it, a time after it).
+    if (/ (?=[/.-])|[/.-] /.test(m[0]) && !DATE_LABEL.test(text.slice(0, m.index)) && !TIME_AFTER.test(text.slice(end))) continue;
+    const [a, b, y] = [Number(m[1]), Number(m[3]), fullYear(Number(m[4]!.replace(' ', '')))];
     const first = a > 12 ? true : b > 12 ? false : dayFirst;
     const iso = first ? isoDate(y, b, a) : isoDate(y, a, b);
-    if (iso && !out.some((o) => Math.abs(o.index - m.index) < 5)) out.push({ iso, index: m.index });
+    if (iso && !out.some((o) => Math.abs(o.index - m.index) < 5)) out.push({ iso, index: m.index, end });
   }
   if (MONTH_WORD.test(text)) {
     const w = wordDate(text);
@@ -300,7 +323,7 @@ export function findDocumentDate(pages: PageText[], fallback: string[], dayFirst
       // The text before the date on its line names another date ("Due date: …"): not the document's.
       if (OTHER_DATE.test(before.split(/[|;]|\s{3,}/).pop() ?? before)) continue;
       const labelled = DATE_LABEL.test(before);
-      const timed = /^\S*\s*\d{1,2}[:.]\d{2}/.test(s.text.slice(d.index).replace(/^\S+/, ''));
+      const timed = TIME_AFTER.test(d.end !== undefined ? s.text.slice(d.end) : s.text.slice(d.index).replace(/^\S+/, ''));
       cands.push({ value: d.iso, page: s.page, line: s.line as GeoLine, text: s.text, rule: labelled ? 'date after a date label' : timed ? 'date beside a time' : 'first date in the document', score: (labelled ? 3 : 0) + (timed ? 1 : 0) - i * 0.01 });
     }
   });
