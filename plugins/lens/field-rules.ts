@@ -246,10 +246,10 @@ export function fullYear(y: number, now = new Date().getUTCFullYear()): number {
 
 /**
  * Day, month and year in figures: 09/01/2019, 9-1-19, 09.01.2019, a year run into the time ("16/09/201711:59",
- * "01/05/1612:30"), a four-digit year OCR split in two ("29/10/20 17", not a time), and OCR's stray spaces
+ * "01/05/1612:30"), a year 20xx OCR split in two ("29/10/20 17", "18/09/2 017"; not a time), and OCR's stray spaces
  * beside a separator ("25-01 -16"; such a date counts only beside a time or after a date label).
  */
-const NUMERIC_DATE = /(?<![\d/.-])(\d{1,2}) ?([/.-]) ?(\d{1,2}) ?\2 ?(\d{4}(?=\d{1,2}:\d{2})|(?!19\d|20\d)\d{2}(?=\d{1,2} ?\d{0,2}:\d{2})|\d{4}(?![\d/-])|(?:19|20) \d{2}(?![\d:.,/-])|\d{2}(?![\d/-]))/g;
+const NUMERIC_DATE = /(?<![\d/.-])(\d{1,2}) ?([/.-]) ?(\d{1,2}) ?\2 ?(\d{4}(?=\d{1,2}:\d{2})|(?!19\d|20\d)\d{2}(?=\d{1,2} ?\d{0,2}:\d{2})|\d{4}(?![\d/-])|(?:2 0\d{2}|20 \d{2}|20\d \d)(?![\d:.,/-])|\d{2}(?![\d/-]))/g;
 const ISO_DATE = /(?<!\d)(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?!\d)/g;
 const MONTH_WORD = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\b/i;
 const DATE_LABEL = /\b(date|dated|tarikh|datum|fecha|data|issued|bill\s*date|invoice\s*date|receipt\s*date)\b/i;

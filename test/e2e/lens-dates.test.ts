@@ -33,11 +33,12 @@ async function dateOf(name: string, lines: string[]): Promise<Json> {
   return job.result;
 }
 
-test('a four-digit year that OCR split in two ("Date: 29/10/20 17") is read as 2017, not 2020', async () => {
+test('a four-digit year that OCR split in two ("Date: 29/10/20 17", "Date: 18/09/2 017") is read as 2017, not 2020 or none', async () => {
   const r = await dateOf('split-year', ['Cash Inv No.: 7029F711', 'Date: 29/10/20 17']);
   assert.is(r.data.date, '2017-10-29');
   assert.match(r.evidence.date.text, /29\/10\/20 17/);
   assert.match(r.evidence.date.rule, /date after a date label/);
+  assert.is((await dateOf('split-year-2', ['Date: 18/09/2 017'])).data.date, '2017-09-18');
 });
 
 test('a two-digit year run into the time ("01/05/1612:30") is a 2016 date beside a time', async () => {
