@@ -1,7 +1,9 @@
 // Lens extract on receipts over HTTP: the issuer's name under a person's name, day-first dates priced in
 // RM, totals after a rounding adjustment, "Paid: no." as false, an IBAN only with a valid checksum, the
-// evidence of each value, and a page whose only line repeats on every page keeping its text. Documents are
-// made with Quire (POST /render, /render/images) and pdf-lib; the scan has no text layer.
+// evidence of each value, a receipt's date through the damage OCR does to it (a year split in two or run
+// into the time, spaces beside a separator, digit look-alikes, an amount beside a ratio), and a page whose
+// only line repeats on every page keeping its text. Documents are made with Quire (POST /render,
+// /render/images) and pdf-lib; the scan has no text layer.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
@@ -120,6 +122,52 @@ test('OCR md keeps a born-digital page whose only line repeats on every page (di
   const job = await lensJob(api, 'ocr', { fileId: id, outputFormat: 'md' });
   assert.is(job.status, 'COMPLETED', job.error);
   for (let p = 1; p <= 3; p++) assert.match(job.result.content, new RegExp(`Quarterly statement of account number ${p}`));
+});
+
+/** A till receipt with the given lines between a shop's head and its total, extracted for its date. */
+async function dateOf(name: string, lines: string[]): Promise<Json> {
+  const content = ['KEDAI RUNCIT MAJU SDN BHD', 'NO. 8, JALAN BUNGA RAYA 3', '43000 KAJANG, SELANGOR', ...lines, 'SHAMPOO 200ML 1 X 12.90 12.90', 'TOTAL RM 12.90'];
+  const id = await api.uploadId(await renderFile(api, receipt(content)), `${name}.pdf`);
+  const job = await lensJob(api, 'extract', { fileId: id, fields: { date: FIELDS.date } });
+  assert.is(job.status, 'COMPLETED', job.error);
+  return job.result;
+}
+
+test('a four-digit year that OCR split in two ("Date: 29/10/20 17", "Date: 18/09/2 017") is read as 2017, not 2020 or none', async () => {
+  const r = await dateOf('split-year', ['Cash Inv No.: 7029F711', 'Date: 29/10/20 17']);
+  assert.is(r.data.date, '2017-10-29');
+  assert.match(r.evidence.date.text, /29\/10\/20 17/);
+  assert.match(r.evidence.date.rule, /date after a date label/);
+  assert.is((await dateOf('split-year-2', ['Date: 18/09/2 017'])).data.date, '2017-09-18');
+});
+
+test('a two-digit year run into the time ("01/05/1612:30") is a 2016 date beside a time', async () => {
+  const r = await dateOf('glued-time', ['Slip 0020018018', '01/05/1612:30 Staff: 20980']);
+  assert.is(r.data.date, '2016-05-01');
+  assert.match(r.evidence.date.rule, /date beside a time/);
+});
+
+test('spaces OCR put beside a separator ("25-01 -16 11:59") still make a date when a time follows it', async () => {
+  const r = await dateOf('spaced-separator', ['Item(s) : 2 Qty(s) : 2', '25-01 -16 11:59 SH01 ZJ08 T3']);
+  assert.is(r.data.date, '2016-01-25');
+  assert.match(r.evidence.date.text, /25-01 -16 11:59/);
+});
+
+test('figures with spaced dashes and neither a date label nor a time ("SIZE 12 - 05 - 16") are no date', async () => {
+  const r = await dateOf('spaced-no-date', ['HOSE CLIP SIZE 12 - 05 - 16']);
+  assert.is(r.data.date, null);
+  assert.equal(r.fieldsMissing, ['date']);
+});
+
+test('digit look-alikes inside a slashed date ("Date: O1/O5/2Ol6") are read as digits', async () => {
+  const r = await dateOf('look-alikes', ['Date: O1/O5/2Ol6']);
+  assert.is(r.data.date, '2016-05-01');
+});
+
+test('an amount beside a ratio ("10.56/10.55") does not make 06/12/2016 month first: it is 6 December', async () => {
+  const r = await dateOf('ratio', ['MTD SVGV: 10.56/10.55', 'INV NO/DATE: K074-001096 (06/12/2016)']);
+  assert.is(r.data.date, '2016-12-06');
+  assert.match(r.evidence.date.rule, /day first/);
 });
 
 test.run();
