@@ -41,6 +41,16 @@ export function scriptFontFiles(): string[] {
   return Object.entries(SCRIPT_FONTS).flatMap(([pkg, names]) => names.map((f) => bundledFontFile(pkg, f)));
 }
 
+/**
+ * The file of one style of a further script's family (`Noto Sans Thai`, `Noto Sans SC`, …), for renderers that
+ * register fonts by path when a text first needs them; null for the core families and any other name.
+ */
+export function scriptFamilyFile(family: string, bold: boolean): string | null {
+  const pkg = family.toLowerCase().replace(/ /g, '-');
+  const file = SCRIPT_FONTS[pkg]?.[bold ? 1 : 0];
+  return file ? bundledFontFile(pkg, file) : null;
+}
+
 /** Absolute paths of every bundled font file: for compilers that read a file only when a document uses it. */
 export function bundledFontFiles(): string[] {
   return [...coreFontFiles(), ...scriptFontFiles()];

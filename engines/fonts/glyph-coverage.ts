@@ -54,6 +54,12 @@ export function canDraw(cp: number): boolean {
   return known;
 }
 
+/** Whether the bundled family `family` (one of SEARCHED_FAMILIES) has a glyph for the code point; false for any other family. */
+export function familyHas(family: string, cp: number): boolean {
+  const i = FAMILIES.indexOf(family);
+  return i >= 0 && inRanges(cmap(i), cp);
+}
+
 /** The characters of `text` no searched font draws, each once, in order of appearance. */
 export function missingCharacters(text: string): string[] {
   if (PLAIN.test(text)) return [];

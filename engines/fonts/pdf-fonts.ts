@@ -42,8 +42,8 @@ export function fontStack(family: string | undefined, cjk: CjkVariant = 'SC'): s
 
 /**
  * The bytes of the core bundled font files (Latin, Greek, Cyrillic, Hebrew, Arabic, emoji), read once per
- * worker thread by the renderers that take bytes (SVG text of office pictures, formula pictures): the CJK
- * files (about 60 MB) are not among them.
+ * worker thread by the SVG renderer of office pictures: the script fonts (the CJK files are about
+ * 60 MB) are registered by path when a picture's text first needs them (engines/office/picture-text.ts).
  */
 export function bundledFontBlobs(): Buffer[] {
   return coreFontFiles().map((f) => readFileSync(f));

@@ -3,7 +3,7 @@
 // frame, and its size is the formula's real size.
 import { NodeCompiler } from '@myriaddreamin/typst-ts-node-compiler';
 import { latexToTypst } from '../typst/latex-to-typst.js';
-import { bundledFontBlobs } from '../fonts/pdf-fonts.js';
+import { bundledFontFiles } from '../fonts/bundled-fonts.js';
 
 export interface FormulaPreview {
   /** A self-contained SVG (glyphs as paths). */
@@ -25,9 +25,12 @@ const SOURCE = `#let d = json("/formula.json")
 
 let compiler: NodeCompiler | null = null;
 
+// The fonts by path, as the PDF's compiler has them: text in a formula (\text{…}) in Thai or CJK draws with the
+// script's font, which Typst reads only when a formula first uses it.
+
 function getCompiler(): NodeCompiler {
   if (!compiler) {
-    compiler = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontBlobs: bundledFontBlobs() }] });
+    compiler = NodeCompiler.create({ workspace: WORKSPACE, fontArgs: [{ fontPaths: bundledFontFiles() }] });
     compiler.addSource(MAIN, SOURCE);
   }
   return compiler;

@@ -5,6 +5,8 @@ import { createCanvas, GlobalFonts, loadImage } from '@napi-rs/canvas';
 import { imageSize } from 'image-size';
 import { RenderInputError, type Length, type LoadedImage } from '../render-input.js';
 import { bundledFontBlobs } from '../fonts/pdf-fonts.js';
+import type { CjkVariant } from '../fonts/scripts.js';
+import { pictureText } from './picture-text.js';
 import type { Picture } from './model.js';
 import { encodeCanvas } from '../image/encode-canvas.js';
 
@@ -85,6 +87,8 @@ export class PictureQueue {
   constructor(
     private readonly images: Map<string, LoadedImage>,
     private readonly fontDirs: string[],
+    /** The document's CJK variant (asked only when a picture has text the core fonts lack). */
+    private readonly cjk: () => CjkVariant,
   ) {}
 
   /** A user image (`src` of the document or of an image variable): PNG, JPEG and GIF as they are, WebP and SVG as PNG. */
@@ -115,7 +119,9 @@ export class PictureQueue {
   svg(svg: string, size: SizeCm, pixels: { width: number; height: number }, alt: string, path: string, src?: string): Picture {
     const picture: Picture = { bytes: new Uint8Array(0), mimeType: 'image/png', pixelWidth: pixels.width, pixelHeight: pixels.height, widthCm: size.widthCm, heightCm: size.heightCm, alt };
     this.#task(path, src, async () => {
-      picture.bytes = await rasteriseSvg(svg, pixels.width, pixels.height);
+      const drawn = pictureText(svg, this.cjk);
+      registerScriptFonts(drawn.files);
+      picture.bytes = await rasteriseSvg(drawn.svg, pixels.width, pixels.height);
     });
     return picture;
   }
@@ -151,6 +157,20 @@ export function registerFonts(fontDirs: string[] = []): void {
     if (registeredDirs.has(dir)) continue;
     GlobalFonts.loadFontsFromDir(dir);
     registeredDirs.add(dir);
+  }
+}
+
+const registeredFiles = new Set<string>();
+
+/**
+ * The fonts of further scripts (Thai, Devanagari, CJK: 0.2–10 MB each), registered by path when a picture's text
+ * first needs them, so that a thread drawing only Latin pictures never loads them.
+ */
+function registerScriptFonts(files: string[]): void {
+  for (const file of files) {
+    if (registeredFiles.has(file)) continue;
+    GlobalFonts.registerFromPath(file);
+    registeredFiles.add(file);
   }
 }
 

@@ -9,6 +9,8 @@ import { chartSvg } from '../graphics/chart-svg.js';
 import { qrSvg } from '../graphics/qr-svg.js';
 import { barcodeSvg } from '../graphics/barcode-svg.js';
 import { fontStack } from '../fonts/pdf-fonts.js';
+import { documentCjkVariant, type CjkVariant } from '../fonts/scripts.js';
+import { documentStrings } from '../fonts/glyph-coverage.js';
 import { CHART_PALETTE, RenderInputError, documentColors, parseLength, plainChartText, renderEach, type Length, type LoadedImage } from '../render-input.js';
 import { highlightCode } from './highlight.js';
 import { latexToMathml } from './math.js';
@@ -59,7 +61,12 @@ export class BlockResolver {
     this.#colors = documentColors(this.#defaults);
     this.#ids = new Set(anchors);
     this.box = box;
-    this.pictures = new PictureQueue(images, fontDirs);
+    let cjk: CjkVariant | undefined;
+    const texts = function* () {
+      for (const s of documentStrings(doc)) yield s.text;
+    };
+    // As the PDF chooses it (engines/typst/typst-data.ts), worked out only for a picture whose text needs it.
+    this.pictures = new PictureQueue(images, fontDirs, () => (cjk ??= documentCjkVariant(this.#defaults.locale, texts)));
   }
 
   /** A section's content; a problem of one element is collected with its path and the others still resolved. */

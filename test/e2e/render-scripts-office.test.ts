@@ -8,6 +8,7 @@ import JSZip from 'jszip';
 import { renderAndDownload } from '../helpers/render-jobs.js';
 import { officeToPdfText, oneLine } from '../helpers/office-text.js';
 import { SAMPLES, multilingual, words } from '../fixtures/scripts.js';
+import { decodePng, meanDifference } from '../helpers/image-readers.js';
 
 const RENDER = '/api/v1/dev/render';
 type Json = Record<string, any>;
@@ -41,5 +42,56 @@ test('ODT names the Asian and complex fonts, and LibreOffice converts it to PDF 
   const text = oneLine(await officeToPdfText(bytes, 'odt'));
   for (const s of SAMPLES.filter((x) => ['Latin', 'Greek', 'Cyrillic', 'Simplified Chinese', 'Traditional Chinese', 'Japanese', 'Korean'].includes(x.script))) for (const w of words(s.text)) assert.ok(text.includes(w), `${s.script} "${w}" in: ${text}`);
 });
+
+/** The scripts that need a font other than the document's (Noto Sans) in a picture. */
+const PICTURE_SCRIPTS = SAMPLES.filter((s) => ['Simplified Chinese', 'Japanese', 'Korean', 'Thai', 'Hebrew', 'Arabic'].includes(s.script));
+
+/** Characters a chart's layout counts as 1 em wide (engines/graphics/chart-svg.ts). */
+const WIDE = /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u;
+
+/** A bar chart a script: its words as title, labels and series name. */
+function chartsDocument(type: 'docx' | 'odt', text: (t: string) => string): Json {
+  const charts = PICTURE_SCRIPTS.map((s) => {
+    const w = words(s.text).map(text);
+    return { type: 'chart', chartType: 'bar', title: w.join(' '), legend: true, data: { labels: w, series: [{ name: w[0]!, values: w.map((_, i) => i + 2) }] } };
+  });
+  return { document: { type, title: 'Charts', filename: 'charts' }, sections: [{ type: 'flow', content: charts }] };
+}
+
+/** The pictures of a DOCX or ODT file in the order the document shows them. */
+async function pictures(bytes: Buffer, type: 'docx' | 'odt'): Promise<Buffer[]> {
+  const zip = await JSZip.loadAsync(bytes);
+  let names: string[];
+  if (type === 'docx') {
+    const rels = await zip.file('word/_rels/document.xml.rels')!.async('string');
+    const target = new Map([...rels.matchAll(/<Relationship\b[^>]*?Id="([^"]+)"[^>]*?Target="([^"]+)"/g)].map((m) => [m[1]!, m[2]!]));
+    const xml = await zip.file('word/document.xml')!.async('string');
+    names = [...xml.matchAll(/r:embed="([^"]+)"/g)].map((m) => `word/${target.get(m[1]!)!}`);
+  } else {
+    const xml = await zip.file('content.xml')!.async('string');
+    names = [...xml.matchAll(/<draw:image\b[^>]*?xlink:href="(Pictures\/[^"]+\.png)"/g)].map((m) => m[1]!);
+  }
+  return Promise.all(names.map((n) => zip.file(n)!.async('nodebuffer')));
+}
+
+for (const type of ['docx', 'odt'] as const) {
+  test(`${type.toUpperCase()} charts draw CJK, Thai, Hebrew and Arabic labels with real glyphs, not the empty boxes of a character no font has`, async () => {
+    const mime = type === 'docx' ? 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' : 'application/vnd.oasis.opendocument.text';
+    // The reference: the same charts with every character replaced by one no font has (drawn as an empty box), a wide
+    // one (Yi) for a wide one, so that the chart's layout, which estimates label widths, is the same.
+    const real = await renderAndDownload(api, RENDER, { config: chartsDocument(type, (t) => t) }, type.toUpperCase(), mime);
+    const tofu = await renderAndDownload(api, RENDER, { config: chartsDocument(type, (t) => t.replace(/\S/gu, (c) => (WIDE.test(c) ? '꒐' : 'ᱚ'))) }, type.toUpperCase(), mime);
+    assert.equal(real.job.warnings, []);
+    assert.ok(tofu.job.warnings.some((w: Json) => w.code === 'GLYPH_MISSING'), 'the reference is reported as drawn with boxes');
+    const [a, b] = [await pictures(real.bytes, type), await pictures(tofu.bytes, type)];
+    assert.is(a.length, PICTURE_SCRIPTS.length);
+    assert.is(b.length, PICTURE_SCRIPTS.length);
+    // Boxes against boxes differ by nothing (0 before charts drew these scripts); the text is a small share of a chart's pixels.
+    PICTURE_SCRIPTS.forEach((s, i) => {
+      const diff = meanDifference(decodePng(a[i]!), decodePng(b[i]!));
+      assert.ok(diff > 0.0005, `${s.script}: chart ${i + 1} differs from empty boxes by only ${diff}`);
+    });
+  });
+}
 
 test.run();
