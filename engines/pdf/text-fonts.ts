@@ -3,18 +3,49 @@ import { readFileSync } from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
 import { StandardFontEmbedder, StandardFonts, type PDFDocument, type PDFFont } from 'pdf-lib';
 import { bundledFontFile } from '../fonts/bundled-fonts.js';
+import { inRanges, readCmapRanges, type CodePointRanges } from '../fonts/cmap.js';
+import { cjkVariantOfText, type CjkVariant } from '../fonts/scripts.js';
 import { fixFontkitSubsets } from './fontkit-subset-fix.js';
+// @pdf-lib/fontkit's shapers for Devanagari and other Indic and Southeast Asian scripts were compiled with Babel's
+// generators and call the global `regeneratorRuntime` it never imports: without this, a Devanagari text throws.
+import 'regenerator-runtime/runtime.js';
 
-export type FaceId = 'helvetica' | 'noto-sans' | 'noto-sans-hebrew' | 'noto-sans-arabic' | 'noto-emoji';
+export type FaceId = 'helvetica' | 'noto-sans' | 'noto-sans-hebrew' | 'noto-sans-arabic' | 'noto-emoji' | 'noto-sans-thai' | 'noto-sans-sc' | 'noto-sans-tc' | 'noto-sans-jp' | 'noto-sans-kr';
 type NotoId = Exclude<FaceId, 'helvetica'>;
+type CjkId = 'noto-sans-sc' | 'noto-sans-tc' | 'noto-sans-jp' | 'noto-sans-kr';
 
-/** The embedded fonts, in the order they are tried for a character (docs/pdf-tools.md#fonts-for-text). */
+/** The embedded fonts, in the order they are tried for a character (docs/pdf-tools.md#fonts-for-text); the CJK ones follow in the text's order (CJK_ORDER). */
 const NOTO: Array<{ id: NotoId; pkg: string; file: string }> = [
   { id: 'noto-sans', pkg: 'noto-sans', file: '400Regular/NotoSans_400Regular.ttf' },
   { id: 'noto-sans-hebrew', pkg: 'noto-sans-hebrew', file: '400Regular/NotoSansHebrew_400Regular.ttf' },
   { id: 'noto-sans-arabic', pkg: 'noto-sans-arabic', file: '400Regular/NotoSansArabic_400Regular.ttf' },
   { id: 'noto-emoji', pkg: 'noto-emoji', file: '400Regular/NotoEmoji_400Regular.ttf' },
+  // Noto Sans itself has Devanagari.
+  { id: 'noto-sans-thai', pkg: 'noto-sans-thai', file: '400Regular/NotoSansThai_400Regular.ttf' },
+  { id: 'noto-sans-sc', pkg: 'noto-sans-sc', file: '400Regular/NotoSansSC_400Regular.ttf' },
+  { id: 'noto-sans-tc', pkg: 'noto-sans-tc', file: '400Regular/NotoSansTC_400Regular.ttf' },
+  { id: 'noto-sans-jp', pkg: 'noto-sans-jp', file: '400Regular/NotoSansJP_400Regular.ttf' },
+  { id: 'noto-sans-kr', pkg: 'noto-sans-kr', file: '400Regular/NotoSansKR_400Regular.ttf' },
 ];
+
+/** The CJK fonts in the order tried: the variant of the text (kana → JP, hangul → KR, else SC) first, as the renderer's rule (engines/fonts/scripts.ts). */
+const CJK_ORDER: Record<CjkVariant, CjkId[]> = {
+  SC: ['noto-sans-sc', 'noto-sans-tc', 'noto-sans-jp', 'noto-sans-kr'],
+  TC: ['noto-sans-tc', 'noto-sans-sc', 'noto-sans-jp', 'noto-sans-kr'],
+  JP: ['noto-sans-jp', 'noto-sans-sc', 'noto-sans-tc', 'noto-sans-kr'],
+  KR: ['noto-sans-kr', 'noto-sans-sc', 'noto-sans-tc', 'noto-sans-jp'],
+};
+const CJK_IDS = new Set<NotoId>(CJK_ORDER.SC);
+
+/** The Noto fonts in the order tried for text whose CJK characters take the `cjk` forms. */
+function notoOrder(cjk: CjkVariant): NotoId[] {
+  return [...NOTO.filter((f) => !CJK_IDS.has(f.id)).map((f) => f.id), ...CJK_ORDER[cjk]];
+}
+
+/** The CJK forms of a text: those of its own script (kana → JP, hangul → KR, Han → SC). */
+export function textCjkVariant(text: string): CjkVariant {
+  return cjkVariantOfText([text]) ?? 'SC';
+}
 
 export const FACE_NAMES: Record<FaceId, string> = {
   helvetica: 'Helvetica',
@@ -22,10 +53,15 @@ export const FACE_NAMES: Record<FaceId, string> = {
   'noto-sans-hebrew': 'Noto Sans Hebrew',
   'noto-sans-arabic': 'Noto Sans Arabic',
   'noto-emoji': 'Noto Emoji',
+  'noto-sans-thai': 'Noto Sans Thai',
+  'noto-sans-sc': 'Noto Sans SC',
+  'noto-sans-tc': 'Noto Sans TC',
+  'noto-sans-jp': 'Noto Sans JP',
+  'noto-sans-kr': 'Noto Sans KR',
 };
 
 /** The rule in one phrase, for error messages. */
-export const FONT_RULE = 'Helvetica when all of it is Windows-1252, otherwise Noto Sans, Noto Sans Hebrew, Noto Sans Arabic or Noto Emoji';
+export const FONT_RULE = 'Helvetica when all of it is Windows-1252, otherwise Noto Sans, Noto Sans Hebrew, Noto Sans Arabic, Noto Emoji, Noto Sans Thai or Noto Sans SC, TC, JP or KR';
 
 /** A stretch of one line drawn in one font. */
 export interface TextRun {
@@ -58,7 +94,7 @@ const threadFontkit: Parameters<PDFDocument['registerFontkit']>[0] = {
   create: (bytes: Uint8Array, postscriptName?: string) => [...loaded.values()].find((face) => face.bytes === bytes)?.font ?? fontkit.create(bytes, postscriptName),
 };
 
-/** A Noto font read and parsed once per worker thread (the files are 0.4–0.9 MB). */
+/** A Noto font read and parsed once per worker thread (the files are 0.2–0.9 MB; a CJK one 5–10 MB, read only when a text draws with it). */
 function load(id: NotoId): LoadedFace {
   let face = loaded.get(id);
   if (!face) {
@@ -72,7 +108,19 @@ function load(id: NotoId): LoadedFace {
   return face;
 }
 
+/** The character maps of the fonts of further scripts: read alone (engines/fonts/cmap.ts), so that asking whether a CJK font has a character does not read its 10 MB. */
+const scriptCmaps = new Map<NotoId, CodePointRanges>();
+
 function hasGlyph(id: FaceId, char: string): boolean {
+  if (id === 'noto-sans-thai' || CJK_IDS.has(id as NotoId)) {
+    let ranges = scriptCmaps.get(id as NotoId);
+    if (!ranges) {
+      const entry = NOTO.find((f) => f.id === id)!;
+      ranges = readCmapRanges(bundledFontFile(entry.pkg, entry.file));
+      scriptCmaps.set(id as NotoId, ranges);
+    }
+    return inRanges(ranges, char.codePointAt(0)!);
+  }
   if (id === 'helvetica') {
     try {
       helvetica.encodeText(char);
@@ -98,8 +146,9 @@ export function isWinAnsi(text: string): boolean {
  * the first Noto font that has each character. `missing` lists the characters (once each, in order)
  * that no bundled font has.
  */
-export function planLine(text: string, allowHelvetica = true): { runs: TextRun[]; missing: string[] } {
+export function planLine(text: string, allowHelvetica = true, cjk: CjkVariant = textCjkVariant(text)): { runs: TextRun[]; missing: string[] } {
   if (allowHelvetica && isWinAnsi(text)) return { runs: text ? [{ text, face: 'helvetica' }] : [], missing: [] };
+  const order = notoOrder(cjk);
   const runs: TextRun[] = [];
   const missing = new Set<string>();
   let run: TextRun | undefined;
@@ -109,7 +158,7 @@ export function planLine(text: string, allowHelvetica = true): { runs: TextRun[]
       run.text += char;
       continue;
     }
-    const face = NOTO.find((f) => hasGlyph(f.id, char))?.id;
+    const face = order.find((f) => hasGlyph(f, char));
     if (!face) {
       if (!NO_GLYPH.test(char)) missing.add(char);
       continue;
@@ -123,7 +172,7 @@ export function planLine(text: string, allowHelvetica = true): { runs: TextRun[]
     let carried = run && RIGHT_TO_LEFT.has(run.face) ? (TRAILING_NEUTRALS.exec(run.text)?.[0] ?? '') : '';
     if (carried) {
       run!.text = run!.text.slice(0, -carried.length);
-      const carrier = NOTO.find((f) => [...carried].every((c) => hasGlyph(f.id, c)))?.id ?? face;
+      const carrier = order.find((f) => [...carried].every((c) => hasGlyph(f, c))) ?? face;
       if (carrier !== face) {
         runs.push({ text: carried, face: carrier });
         carried = '';
@@ -142,9 +191,10 @@ export function planLine(text: string, allowHelvetica = true): { runs: TextRun[]
 export function singleFace(text: string): { face: FaceId } | { missing: string[] } | { split: FaceId[] } {
   if (isWinAnsi(text)) return { face: 'helvetica' };
   const chars = drawnChars(text);
-  const whole = NOTO.find((f) => chars.every((c) => hasGlyph(f.id, c)));
-  if (whole) return { face: whole.id };
-  const { runs, missing } = planLine(chars.join(''), false);
+  const cjk = textCjkVariant(text);
+  const whole = notoOrder(cjk).find((f) => chars.every((c) => hasGlyph(f, c)));
+  if (whole) return { face: whole };
+  const { runs, missing } = planLine(chars.join(''), false, cjk);
   return missing.length ? { missing } : { split: [...new Set(runs.map((r) => r.face))] };
 }
 

@@ -12,7 +12,7 @@ const WatermarkInput = Type.Object(
         minLength: 1,
         maxLength: 500,
         description:
-          'Text of the watermark; `\\n` starts a new line. Drawn in Helvetica when all of it is Windows-1252, otherwise in embedded subsets of the bundled Noto Sans (Latin, Greek, Cyrillic), Noto Sans Hebrew, Noto Sans Arabic and Noto Emoji; characters none of them has fail the job. Give `text` or `imageFileId`, not both.',
+          'Text of the watermark; `\\n` starts a new line. Drawn in Helvetica when all of it is Windows-1252, otherwise in embedded subsets of the bundled Noto Sans (Latin, Greek, Cyrillic, Devanagari), Noto Sans Hebrew, Noto Sans Arabic, Noto Emoji, Noto Sans Thai and Noto Sans SC, TC, JP or KR (Chinese, Japanese, Korean); characters none of them has fail the job. Give `text` or `imageFileId`, not both.',
       }),
     ),
     imageFileId: Type.Optional(Type.String({ format: 'uuid', description: 'Id of an uploaded PNG or JPEG to use as the watermark instead of text.' })),

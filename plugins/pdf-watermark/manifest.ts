@@ -33,7 +33,7 @@ export default definePlugin({
     errors: {
       ...PDF_LOAD_ERRORS,
       ...PAGE_SELECTION_ERRORS,
-      WATERMARK_INVALID: 'The watermark cannot be made as asked: neither or both of `text` and `imageFileId`, characters no bundled font has (Helvetica, Noto Sans, Noto Sans Hebrew, Noto Sans Arabic, Noto Emoji), or tiling too dense; the message says which.',
+      WATERMARK_INVALID: 'The watermark cannot be made as asked: neither or both of `text` and `imageFileId`, characters no bundled font has (Helvetica, Noto Sans, Noto Sans Hebrew, Noto Sans Arabic, Noto Emoji, Noto Sans Thai, Noto Sans SC/TC/JP/KR), or tiling too dense; the message says which.',
       IMAGE_UNREADABLE: 'The watermark image is damaged or larger than the pixel limit.',
     },
   },

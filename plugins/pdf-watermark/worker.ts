@@ -5,7 +5,7 @@ import { resolveSpecs } from '../../engines/pdf/page-selection.js';
 import { embedJpg, embedPng } from '../../engines/pdf/embed-image.js';
 import { guardPdf, guardPdfSync, openPdf, savePdf } from '../../engines/pdf/load.js';
 import { pageTurn, visibleBox } from '../../engines/pdf/page-box.js';
-import { FONT_RULE, TextFonts, describeChars, isWinAnsi, planLine, type FaceId } from '../../engines/pdf/text-fonts.js';
+import { FONT_RULE, TextFonts, describeChars, isWinAnsi, planLine, textCjkVariant, type FaceId } from '../../engines/pdf/text-fonts.js';
 import type { WatermarkParams, WatermarkResultBody } from './contract.js';
 
 const LABEL = 'fileId';
@@ -73,7 +73,9 @@ async function textStamp(doc: PDFDocument, params: WatermarkParams): Promise<Sta
   const lines = params.text!.split(/\r\n|\r|\n/);
   // One font rule for the whole text, so that every line looks alike: Helvetica only when all of it is Windows-1252.
   const winAnsi = isWinAnsi(lines.join(''));
-  const plans = lines.map((line) => planLine(line, winAnsi));
+  // And one choice of CJK glyph forms: a Japanese line's kanji in the Japanese forms on every line.
+  const cjk = textCjkVariant(params.text!);
+  const plans = lines.map((line) => planLine(line, winAnsi, cjk));
   const missing = [...new Set(plans.flatMap((p) => p.missing))];
   if (missing.length) {
     throw new PluginError(

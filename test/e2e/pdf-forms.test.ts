@@ -207,6 +207,23 @@ test('a form filled twice keeps each Noto Sans subset under its own /DR key, and
   assert.ok((await qpdfCheck(pdf)).ok);
 });
 
+test('Chinese, Japanese and Thai values take a subset of the script\'s Noto font, named in the field\'s /DA', async () => {
+  const job = await fill({ fileId: formId, fields: { fullName: '张伟', notes: 'ひらがな 東京', city: 'กรุงเทพ' } });
+  assert.is(job.status, 'COMPLETED', job.error);
+  const pdf = (await api.download(job.downloadUrl)).bytes;
+  const fields = await pdfFormFields(pdf);
+  assert.is(fields.fullName![0]!.value, '张伟');
+  assert.is(fields.notes![0]!.value, 'ひらがな 東京');
+  assert.is(fields.city![0]!.value, 'กรุงเทพ');
+  const { dr, da } = await formFonts(pdf);
+  const expected: Record<string, string> = { fullName: 'NotoSansSC-Regular', notes: 'NotoSansJP-Regular', city: 'NotoSansThai-Regular' };
+  for (const [name, font] of Object.entries(expected)) assert.match(dr[fontOfDa(da[name]!)!]!.baseFont, font, name);
+  const [text] = await pdftotextPages(pdf);
+  for (const shown of ['张伟', 'ひらがな 東京']) assert.ok(text!.includes(shown), `${shown} in:\n${text}`);
+  assert.ok((await qpdfCheck(pdf)).ok);
+  assert.ok(pdf.length < 100_000, `${pdf.length} bytes: the fonts are subsets`);
+});
+
 test('flatten: true draws Unicode values into the page', async () => {
   const job = await fill({ fileId: formId, fields: UNICODE_VALUES, flatten: true });
   assert.is(job.status, 'COMPLETED', job.error);
@@ -219,10 +236,10 @@ test('flatten: true draws Unicode values into the page', async () => {
 });
 
 test('fails naming the field and the characters no bundled font has, or the fonts a value would need together, and for line breaks in a one-line field', async () => {
-  const job = await fill({ fileId: formId, fields: { fullName: '张伟 ✓', notes: 'ok', city: 'Ελληνικά שלום' } });
+  const job = await fill({ fileId: formId, fields: { fullName: '张伟 ᱚᱛ ✓ 𐀀', notes: 'ok', city: 'Ελληνικά שלום' } });
   assert.is(job.status, 'FAILED');
   assert.is(job.errorCode, 'FORM_VALUE_INVALID');
-  assert.match(job.error, 'fields["fullName"]: no bundled font has the characters "张" (U+5F20), "伟" (U+4F1F), "✓" (U+2713)');
+  assert.match(job.error, 'fields["fullName"]: no bundled font has the characters "ᱚ" (U+1C5A), "ᱛ" (U+1C5B), "𐀀" (U+10000)');
   assert.match(job.error, 'fields["city"]: its characters need Noto Sans and Noto Sans Hebrew together');
   assert.not.match(job.error, 'fields["notes"]');
   assert.is(job.outputFileId, null);

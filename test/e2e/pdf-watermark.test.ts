@@ -11,7 +11,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { makePdf } from '../fixtures/pdfs.js';
 import { pdfPageTexts, pdfPixels, pdfTextAngle, pdftotextPages, qpdfCheck, qpdfObjects } from '../fixtures/pdf-readers.js';
 import { decodePng, type Pixels } from '../helpers/image-readers.js';
-import { pdfPageGrey } from '../helpers/poppler.js';
+import { pdfPageGrey, pdffontsTable } from '../helpers/poppler.js';
 
 const WATERMARK = '/api/v1/dev/tools/pdf/watermark';
 let server: RunningServer;
@@ -176,17 +176,17 @@ async function blankPdf(width: number, height: number): Promise<Uint8Array> {
 /** Total darkness of an image: the sum of 255 − grey over its pixels. */
 const darkness = (p: Pixels) => p.grey.reduce((sum, v) => sum + (255 - v), 0);
 
-/** `text` drawn black at `size` px in Noto Sans by Skia (@napi-rs/canvas), as a reference for how much ink its glyphs have. */
-function canvasDarkness(text: string, size: number): number {
+/** `text` drawn black at `size` px by Skia (@napi-rs/canvas) in a bundled font (Noto Sans unless named), as a reference for how much ink its glyphs have. */
+function canvasDarkness(text: string, size: number, pkg = 'noto-sans', file = '400Regular/NotoSans_400Regular.ttf'): number {
   const require = createRequire(import.meta.url);
-  const file = path.join(path.dirname(require.resolve('@expo-google-fonts/noto-sans/package.json')), '400Regular/NotoSans_400Regular.ttf');
-  GlobalFonts.registerFromPath(file, 'Reference Noto Sans');
-  const canvas = createCanvas(Math.ceil(size * text.length), Math.ceil(size * 2));
+  const family = `Reference ${pkg}`;
+  GlobalFonts.registerFromPath(path.join(path.dirname(require.resolve(`@expo-google-fonts/${pkg}/package.json`)), file), family);
+  const canvas = createCanvas(Math.ceil(size * text.length * 1.5), Math.ceil(size * 2));
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#ffffff';
   ctx.fillRect(0, 0, canvas.width, canvas.height);
   ctx.fillStyle = '#000000';
-  ctx.font = `${size}px "Reference Noto Sans"`;
+  ctx.font = `${size}px "${family}"`;
   ctx.fillText(text, 10, size * 1.4);
   return darkness(decodePng(canvas.toBuffer('image/png')));
 }
@@ -259,12 +259,38 @@ test('draws Hebrew with the Noto Sans Hebrew fallback and an emoji with Noto Emo
   assert.ok((await qpdfCheck(pdf)).ok);
 });
 
-test('fails naming the text and every character no bundled font has (CJK, U+2713), drawing nothing', async () => {
+test('draws Chinese, Japanese, Korean, Thai and Devanagari in an embedded subset of the script\'s Noto font: poppler extracts the exact text and draws every glyph', async () => {
+  const id = await api.uploadId(await blankPdf(500, 150), 'blank.pdf');
+  const cases: Array<[string, string, string, string]> = [
+    ['机密文件 请勿外传', 'noto-sans-sc', '400Regular/NotoSansSC_400Regular.ttf', 'NotoSansSC-Regular'],
+    // Kana make the Han characters take the Japanese forms, hangul the Korean ones (as in rendered documents).
+    ['社外秘 ひらがな', 'noto-sans-jp', '400Regular/NotoSansJP_400Regular.ttf', 'NotoSansJP-Regular'],
+    ['대외비 문서', 'noto-sans-kr', '400Regular/NotoSansKR_400Regular.ttf', 'NotoSansKR-Regular'],
+    ['ภาษาไทย ลับ', 'noto-sans-thai', '400Regular/NotoSansThai_400Regular.ttf', 'NotoSansThai-Regular'],
+    // Noto Sans has Devanagari; its shaping needs the generator runtime @pdf-lib/fontkit forgets to import.
+    ['गोपनीय', 'noto-sans', '400Regular/NotoSans_400Regular.ttf', 'NotoSans-Regular'],
+  ];
+  for (const [text, pkg, file, font] of cases) {
+    const { job, pdf } = await watermark({ fileId: id, text, fontSize: 24, color: '#000000', opacity: 1 });
+    assert.is(job.status, 'COMPLETED', job.error);
+    assert.is((await pdftotextPages(pdf))[0]!.trim(), text);
+    assert.ok((await qpdfCheck(pdf)).ok);
+    const fonts = await fontsOf(pdf);
+    assert.equal(fonts.map((f) => f.baseFont.replace(/-\d+$/, '')), [`/${font}`], text);
+    assert.match(await pdffontsTable(pdf), new RegExp(`${font}.*CID TrueType\\s+Identity-H\\s+yes`), `${text}: pdffonts lists the embedded font`);
+    // A subset: the full CJK fonts are 5–10 MB.
+    assert.ok(fonts[0]!.fontFileBytes! < 30_000, `${text}: font file of ${fonts[0]!.fontFileBytes} bytes`);
+    const ratio = darkness(await pdfPageGrey(pdf, 1, 72)) / canvasDarkness(text, 24, pkg, file);
+    assert.ok(ratio > 0.85 && ratio < 1.15, `${text}: ink ratio ${ratio.toFixed(3)}`);
+  }
+});
+
+test('fails naming the text and every character no bundled font has (Ol Chiki, Linear B), drawing nothing', async () => {
   const id = await api.uploadId(await makePdf(1), 'one.pdf');
-  const { job } = await watermark({ fileId: id, text: 'Ünïcödé – Ελληνικά – Кириллица – 中文? – ✓' });
+  const { job } = await watermark({ fileId: id, text: 'Ünïcödé – Ελληνικά – Кириллица – 中文 ᱚᱛ? – ✓ 𐀀' });
   assert.is(job.status, 'FAILED');
   assert.is(job.errorCode, 'WATERMARK_INVALID');
-  assert.match(job.error, 'text: no bundled font has the characters "中" (U+4E2D), "文" (U+6587), "✓" (U+2713)');
+  assert.match(job.error, 'text: no bundled font has the characters "ᱚ" (U+1C5A), "ᱛ" (U+1C5B), "𐀀" (U+10000)');
   assert.is(job.outputFileId, null);
 });
 
@@ -276,9 +302,9 @@ test('fails clearly for neither or both of text and image, unprintable text, and
   assert.match(neither.job.error, 'either `text` or `imageFileId`');
   const both = await watermark({ fileId: id, text: 'x', imageFileId: red });
   assert.match(both.job.error, 'not both');
-  const cjk = await watermark({ fileId: id, text: 'Secret 秘密' });
-  assert.is(cjk.job.errorCode, 'WATERMARK_INVALID');
-  assert.match(cjk.job.error, 'text: no bundled font has the characters "秘" (U+79D8), "密" (U+5BC6)');
+  const olChiki = await watermark({ fileId: id, text: 'Secret ᱚᱛ' });
+  assert.is(olChiki.job.errorCode, 'WATERMARK_INVALID');
+  assert.match(olChiki.job.error, 'text: no bundled font has the characters "ᱚ" (U+1C5A), "ᱛ" (U+1C5B)');
   const dense = await watermark({ fileId: id, text: '.', fontSize: 4, tileGap: 0, position: 'tile' });
   assert.is(dense.job.errorCode, 'WATERMARK_INVALID');
   assert.match(dense.job.error, 'tileGap');

@@ -14110,7 +14110,7 @@ export interface operations {
                      * @description Id of the uploaded PDF to watermark (from POST /tools/files/upload).
                      */
                     fileId: string;
-                    /** @description Text of the watermark; `\n` starts a new line. Drawn in Helvetica when all of it is Windows-1252, otherwise in embedded subsets of the bundled Noto Sans (Latin, Greek, Cyrillic), Noto Sans Hebrew, Noto Sans Arabic and Noto Emoji; characters none of them has fail the job. Give `text` or `imageFileId`, not both. */
+                    /** @description Text of the watermark; `\n` starts a new line. Drawn in Helvetica when all of it is Windows-1252, otherwise in embedded subsets of the bundled Noto Sans (Latin, Greek, Cyrillic, Devanagari), Noto Sans Hebrew, Noto Sans Arabic, Noto Emoji, Noto Sans Thai and Noto Sans SC, TC, JP or KR (Chinese, Japanese, Korean); characters none of them has fail the job. Give `text` or `imageFileId`, not both. */
                     text?: string;
                     /**
                      * Format: uuid
