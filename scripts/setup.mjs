@@ -19,6 +19,8 @@ const DEBIAN_PACKAGES = [
   // Chinese, Japanese and Korean for LibreOffice (DOCX/ODT converted to PDF, and the tests' reader of them): the
   // PDF renderer has its own fonts (npm), LibreOffice sees only the system's.
   ['test -e /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', 'fonts-noto-cjk'],
+  // Not fonts-noto-core (Thai, Devanagari, Hebrew, Arabic): LibreOffice gets Quire's bundled files on its font
+  // path instead (engines/libreoffice/fonts.ts); a system "Noto Sans" would also change the office pictures.
   // Independent readers of DOCX and ODT output in the tests (Debian's Python, not the one on PATH).
   ['/usr/bin/python3 -c "import docx"', 'python3-docx'],
   ['/usr/bin/python3 -c "import odf.opendocument"', 'python3-odf'],

@@ -36,9 +36,9 @@ export function coreFontFiles(): string[] {
   return Object.entries(BUNDLED).flatMap(([pkg, names]) => names.map((f) => bundledFontFile(pkg, f)));
 }
 
-/** Absolute paths of the bundled font files of the other scripts (Thai, Devanagari, Chinese, Japanese, Korean). */
-export function scriptFontFiles(): string[] {
-  return Object.entries(SCRIPT_FONTS).flatMap(([pkg, names]) => names.map((f) => bundledFontFile(pkg, f)));
+/** Absolute paths of the bundled font files of the other scripts (Thai, Devanagari, Chinese, Japanese, Korean), or of the packages named (`noto-sans-thai`). */
+export function scriptFontFiles(packages: string[] = Object.keys(SCRIPT_FONTS)): string[] {
+  return packages.flatMap((pkg) => (SCRIPT_FONTS[pkg] ?? []).map((f) => bundledFontFile(pkg, f)));
 }
 
 /**

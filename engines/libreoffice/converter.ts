@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { FORMAT_INFO, type OfficeFormat } from './formats.js';
 import { writeProfile } from './profile.js';
+import { linkBundledFonts } from './fonts.js';
 import { reapGroup, reapPath } from '../process/reaper.js';
 import { LIBREOFFICE_ROOT_PREFIX, sweepStaleRoots } from './stale.js';
 
@@ -245,11 +246,13 @@ export class LibreOfficeConverter {
   async #start(): Promise<Instance> {
     const dir = await mkdtemp(path.join(await this.#rootDir(), 'instance-'));
     const profileUrl = await writeProfile(path.join(dir, 'profile'));
+    await linkBundledFonts(dir);
     const workDir = dir;
     const pipeName = `quire-lo-${process.pid}-${randomUUID().slice(0, 8)}`;
     // Render-pdf points FONTCONFIG_FILE at an empty config for Typst; LibreOffice needs the system fonts.
     const { FONTCONFIG_FILE: _fontconfig, ...env } = process.env;
-    const childEnv = { ...env, HOME: dir, SAL_USE_VCLPLUGIN: 'svp' };
+    // XDG_DATA_HOME: fontconfig reads $XDG_DATA_HOME/fonts, where the bundled fonts are linked (./fonts.ts).
+    const childEnv = { ...env, HOME: dir, XDG_DATA_HOME: dir, SAL_USE_VCLPLUGIN: 'svp' };
     this.#stats.starts++;
     const started = Date.now();
     // Its own process group, so that killing it takes oosplash and soffice.bin along.

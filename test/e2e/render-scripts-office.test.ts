@@ -9,6 +9,7 @@ import { renderAndDownload } from '../helpers/render-jobs.js';
 import { officeToPdfText, oneLine } from '../helpers/office-text.js';
 import { SAMPLES, multilingual, words } from '../fixtures/scripts.js';
 import { decodePng, meanDifference } from '../helpers/image-readers.js';
+import { pdffontsTable, popplerOutput } from '../helpers/poppler.js';
 
 const RENDER = '/api/v1/dev/render';
 type Json = Record<string, any>;
@@ -42,6 +43,40 @@ test('ODT names the Asian and complex fonts, and LibreOffice converts it to PDF 
   const text = oneLine(await officeToPdfText(bytes, 'odt'));
   for (const s of SAMPLES.filter((x) => ['Latin', 'Greek', 'Cyrillic', 'Simplified Chinese', 'Traditional Chinese', 'Japanese', 'Korean'].includes(x.script))) for (const w of words(s.text)) assert.ok(text.includes(w), `${s.script} "${w}" in: ${text}`);
 });
+
+const CONVERT = '/api/v1/dev/tools/docx/replace-placeholders';
+/** The font pdffonts shows in LibreOffice's PDF for each script besides Latin, Greek and Cyrillic (Noto Sans). */
+const OFFICE_FONTS: Record<string, RegExp> = {
+  'Simplified Chinese': /NotoSans(CJK\w*|SC|JP)-/,
+  'Traditional Chinese': /NotoSans(CJK\w*|SC|TC|JP)-/,
+  Japanese: /NotoSans(CJK\w*|JP)-/,
+  Korean: /NotoSans(CJK\w*|KR|JP)-/,
+  Thai: /NotoSansThai-/,
+  Devanagari: /NotoSans(Devanagari)?-/,
+  // One complex-script font a document (w:cs, style:font-name-complex: Arabic's here, by precedence), so LibreOffice
+  // draws the Hebrew of a document that also has Arabic in a fallback of its own that has Hebrew.
+  Hebrew: /NotoSansHebrew-|DejaVuSans/,
+  Arabic: /NotoSansArabic-/,
+};
+
+for (const type of ['docx', 'odt'] as const) {
+  test(`Quire's LibreOffice converts the multilingual ${type.toUpperCase()} to PDF with every script's text and a font for each`, async () => {
+    // The conversion of docx-templates (outputFormat pdf): the warm LibreOffice with the bundled fonts on its font path.
+    const id = await api.uploadId(await officeRender(type), `scripts.${type}`);
+    const created = await api.post(CONVERT, { fileId: id, variables: { unused: 'x' }, outputFormat: 'pdf' });
+    assert.is(created.status, 202, created.bytes.toString());
+    const job = await api.waitForJob(created.body.id, 180_000);
+    assert.is(job.status, 'COMPLETED', job.error);
+    const pdf = (await api.download(job.downloadUrl)).bytes;
+    // Without spaces and direction marks: pdftotext splits an Arabic word where LibreOffice's glyph runs break.
+    const squeeze = (t: string) => t.replace(/[\s\u200e\u200f\u202a-\u202e]/g, '');
+    const text = squeeze(await popplerOutput('pdftotext', ['-enc', 'UTF-8'], pdf));
+    const fonts = await pdffontsTable(pdf);
+    for (const s of SAMPLES) for (const w of words(s.text)) assert.ok(text.includes(squeeze(w)), `${s.script} "${w}" in: ${text}`);
+    for (const line of fonts.split('\n').slice(2).filter(Boolean)) assert.match(line, /\s+yes\s+yes\s+yes\s+/, `every font embedded, subset, with a ToUnicode map: ${line}`);
+    for (const [script, font] of Object.entries(OFFICE_FONTS)) assert.match(fonts, font, `${script}: ${fonts}`);
+  });
+}
 
 /** The scripts that need a font other than the document's (Noto Sans) in a picture. */
 const PICTURE_SCRIPTS = SAMPLES.filter((s) => ['Simplified Chinese', 'Japanese', 'Korean', 'Thai', 'Hebrew', 'Arabic'].includes(s.script));
