@@ -129,4 +129,21 @@ for (const type of ['docx', 'odt'] as const) {
   });
 }
 
+test('an ODT formula\'s picture draws \\text in Chinese and Thai with their glyphs, not one empty box for every character', async () => {
+  const mime = 'application/vnd.oasis.opendocument.text';
+  const formula = (text: string) => ({ document: { type: 'odt', title: 'Formula' }, sections: [{ type: 'flow', content: [{ type: 'math', latex: `x = \\text{${text}}` }] }] });
+  /** The distinct glyphs the formula's replacement picture (Typst's SVG) draws. */
+  const glyphs = async (bytes: Buffer) => {
+    const zip = await JSZip.loadAsync(bytes);
+    const name = Object.keys(zip.files).find((n) => n.startsWith('ObjectReplacements/'))!;
+    assert.ok(name, 'the formula has a picture');
+    return new Set([...(await zip.file(name)!.async('string')).matchAll(/<use xlink:href="#([^"]+)"/g)].map((m) => m[1])).size;
+  };
+  const real = await renderAndDownload(api, RENDER, { config: formula('中文 ภาษาไทย') }, 'ODT', mime);
+  const tofu = await renderAndDownload(api, RENDER, { config: formula('ᱚᱚ ᱚᱚᱚᱚᱚᱚᱚ') }, 'ODT', mime);
+  // x, = and the eight distinct letters; the reference draws x, = and one empty box.
+  assert.ok((await glyphs(real.bytes)) >= 10, `${await glyphs(real.bytes)} glyphs`);
+  assert.ok((await glyphs(tofu.bytes)) <= 3, `${await glyphs(tofu.bytes)} glyphs in the reference`);
+});
+
 test.run();
