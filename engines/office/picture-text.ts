@@ -13,6 +13,7 @@ const PLAIN_TEXT = /<text\b([^>]*)>([^<]*)<\/text>/g;
 const NEUTRAL = /^[\p{Script=Common}\p{Script=Inherited}]$/u;
 /** Everything Latin-1 is drawn by every bundled text family: such text is never split (and its SVG never changed). */
 const LATIN_1 = /^[\x00-\xFF]*$/;
+const OTHER_ENTITY = /&(?!(?:#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot|apos);)/i;
 /** Families the renderer may not have and whose coverage is unknown: taken as drawing what Noto Sans draws. */
 const PROXY = 'Noto Sans';
 /** Built into Typst, not given to the picture renderer. */
@@ -33,7 +34,8 @@ export function pictureText(svg: string, cjk: () => CjkVariant): PictureText {
   const files = new Set<string>();
   let fallbacks: string[] | undefined;
   const out = svg.replace(PLAIN_TEXT, (whole, attrs: string, content: string) => {
-    if (LATIN_1.test(content)) return whole;
+    // An entity a DTD defines (&nbsp; in a user's SVG) cannot be written back as it was read: such text is left as it is.
+    if (LATIN_1.test(content) || OTHER_ENTITY.test(content)) return whole;
     const text = decodeXml(content);
     if (LATIN_1.test(text)) return whole;
     const main = firstFamily(attrs);
