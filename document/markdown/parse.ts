@@ -1,5 +1,5 @@
 // Extended Markdown → document JSON: front matter, sections, elements, then the document validator, with every issue placed in the source.
-import type { FootnoteDefinition, Nodes, RootContent, Yaml } from 'mdast';
+import type { Definition, FootnoteDefinition, Nodes, RootContent, Yaml } from 'mdast';
 import type { ContainerDirective } from 'mdast-util-directive';
 import YAML from 'yaml';
 import { YamlText } from './yaml-text.js';
@@ -11,7 +11,7 @@ import { convertBlocks, type Sink } from './blocks.js';
 import { ParseContext, type Issue, type Point } from './context.js';
 import { contentOf, sectionFromDirective } from './directives.js';
 import { findExcessiveNesting } from './guard.js';
-import { markdownTree } from './tree.js';
+import { definitionsOf, markdownChunks, markdownTree, type MarkdownChunks } from './tree.js';
 
 export interface ParseOptions {
   /** Largest source accepted, in UTF-8 bytes (default 1 MiB). */
@@ -22,6 +22,11 @@ export interface ParseOptions {
   baseDefaults?: Defaults;
   /** Settings given beside the source (the fields of POST /render/markdown): they go over the front matter's. */
   overrides?: Overrides;
+  /**
+   * Sources longer than this many UTF-8 bytes are converted chunk by chunk (default CHUNKED_CONVERSION_BYTES);
+   * the document is the same either way.
+   */
+  chunkedAbove?: number;
 }
 
 /**
@@ -46,6 +51,14 @@ export interface ParseResult {
 }
 
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Past this size the mdast is converted a chunk at a time and each chunk's tree let go once converted
+ * (markdownChunks): what a 1 MB parse keeps live falls from 47 to 13.5 times the source, for a second
+ * micromark pass (the definitions come first). Below it the whole tree is built, once, and its chunks
+ * are cached for the next parse of an edited copy (docs/benchmarks.md, "Chunk by chunk for large sources").
+ */
+export const CHUNKED_CONVERSION_BYTES = 256 * 1024;
 
 const FRONT_MATTER_KEYS = ['document', 'variables', 'abbreviations', 'citations', 'defaults'] as const;
 
@@ -74,15 +87,19 @@ function parse(input: string, options: ParseOptions): ParseResult {
   const deep = findExcessiveNesting(source);
   if (deep) return fail('LIMIT_EXCEEDED', deep.message, deep);
 
-  const tree = markdownTree(source);
+  // A large source is converted chunk by chunk and each chunk dropped once converted (see markdownChunks):
+  // the definitions, which conversion needs document-wide, come from a first pass.
+  const parsed = bytes > (options.chunkedAbove ?? CHUNKED_CONVERSION_BYTES) ? markdownChunks(source) : wholeTree(source);
   const ctx = new ParseContext(source);
-  const first = tree.children[0];
-  const settings = first?.type === 'yaml' ? frontMatter(ctx, first) : {};
-  if (first?.type !== 'yaml' && /^---[ \t]*\r?\n/.test(source)) {
-    ctx.error('INVALID_FRONT_MATTER', 'the front matter opened by --- on line 1 is not closed by a line ---; to start with a divider, write *** or ::divider', { line: 1, column: 1 }, '(front matter)');
-  }
-  collectDefinitions(ctx, tree.children);
-  const sections = buildSections(ctx, tree.children);
+  let settings: Record<string, unknown> = {};
+  const start = (first: RootContent | undefined) => {
+    if (first?.type === 'yaml') settings = frontMatter(ctx, first);
+    if (first?.type !== 'yaml' && /^---[ \t]*\r?\n/.test(source)) {
+      ctx.error('INVALID_FRONT_MATTER', 'the front matter opened by --- on line 1 is not closed by a line ---; to start with a divider, write *** or ::divider', { line: 1, column: 1 }, '(front matter)');
+    }
+    collectDefinitions(ctx, parsed.definitions);
+  };
+  const sections = buildSections(ctx, parsed.chunks, start);
   for (const [id, definition] of ctx.footnotes) {
     if (!ctx.usedFootnotes.has(id)) ctx.warn('UNUSED_FOOTNOTE', `the footnote [^${definition.label ?? id}] is never referenced; it is dropped`, definition, '(markdown)');
   }
@@ -182,65 +199,80 @@ function frontMatter(ctx: ParseContext, node: Yaml): Record<string, unknown> {
 
 // ---------------------------------------------------------------- sections
 
-/** Link and footnote definitions anywhere in the document (they may come after their use). */
-function collectDefinitions(ctx: ParseContext, nodes: readonly RootContent[]): void {
-  const stack: Nodes[] = [...nodes];
-  while (stack.length) {
-    const node = stack.pop()!;
+/** The tree built whole (markdownTree, its chunks cached), as one chunk. */
+function wholeTree(source: string): MarkdownChunks {
+  const tree = markdownTree(source);
+  return { definitions: definitionsOf([tree.children]), chunks: [tree.children], whole: tree };
+}
+
+/** Link and footnote definitions anywhere in the document (they may come after their use): the first of each identifier in definitionsOf's order. */
+function collectDefinitions(ctx: ParseContext, definitions: ReadonlyArray<Definition | FootnoteDefinition>): void {
+  for (const node of definitions) {
     if (node.type === 'definition') {
       if (!ctx.definitions.has(node.identifier)) ctx.definitions.set(node.identifier, node);
-    } else if (node.type === 'footnoteDefinition') {
-      if (!ctx.footnotes.has(node.identifier)) ctx.footnotes.set(node.identifier, node as FootnoteDefinition);
-    } else if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading' && node.type !== 'table') {
-      for (const child of node.children as Nodes[]) stack.push(child);
-    }
+    } else if (!ctx.footnotes.has(node.identifier)) ctx.footnotes.set(node.identifier, node);
   }
 }
 
 /**
  * Content outside `:::page` / `:::section` goes into flow sections of its own: one for each run of
- * blocks between explicit sections.
+ * blocks between explicit sections. The top-level nodes come chunk by chunk; `start` is called with
+ * the document's first node before any is converted.
  */
-function buildSections(ctx: ParseContext, nodes: readonly RootContent[]): Section[] {
+function buildSections(ctx: ParseContext, chunks: Iterable<RootContent[]>, start: (first: RootContent | undefined) => void): Section[] {
   const sections: Section[] = [];
   let run: RootContent[] = [];
-  const flush = () => {
-    if (!run.length) return;
-    let section: FlowSection | null = null;
-    const sink: Sink = {
-      nextPath: () => `sections[${section ? sections.length - 1 : sections.length}].content[${section ? section.content.length : 0}]`,
-      push: (element: Element, node: Nodes) => {
-        if (!section) {
-          section = { type: 'flow', content: [] };
-          sections.push(section);
-          ctx.mark(`sections[${sections.length - 1}]`, node);
-        }
-        ctx.mark(`sections[${sections.length - 1}].content[${section.content.length}]`, node);
-        section.content.push(element);
-      },
-    };
-    convertBlocks(ctx, run, sink);
-    run = [];
+  let section: FlowSection | null = null;
+  const sink: Sink = {
+    nextPath: () => `sections[${section ? sections.length - 1 : sections.length}].content[${section ? section.content.length : 0}]`,
+    push: (element: Element, node: Nodes) => {
+      if (!section) {
+        section = { type: 'flow', content: [] };
+        sections.push(section);
+        ctx.mark(`sections[${sections.length - 1}]`, node);
+      }
+      ctx.mark(`sections[${sections.length - 1}].content[${section.content.length}]`, node);
+      section.content.push(element);
+    },
   };
-  for (const node of nodes) {
-    if (node.type === 'yaml') continue;
-    if (node.type === 'containerDirective' && (node.name === 'page' || node.name === 'section')) {
-      flush();
-      ctx.path = `sections[${sections.length}]`;
-      const section = sectionFromDirective(ctx, node);
-      sections.push(section);
-      const index = sections.length - 1;
-      ctx.mark(`sections[${index}]`, node);
-      const sink: Sink = {
-        nextPath: () => `sections[${index}].content[${section.content.length}]`,
-        push: (element, at) => {
-          ctx.mark(`sections[${index}].content[${section.content.length}]`, at);
-          (section.content as Element[]).push(element);
-        },
-      };
-      convertBlocks(ctx, contentOf(node), sink);
-    } else run.push(node);
+  // A table takes the paragraph after it as its attributes (convertBlocks): one that ends a chunk waits for the next chunk.
+  const convertRun = (all: boolean) => {
+    const keep = !all && run[run.length - 1]?.type === 'table' ? 1 : 0;
+    if (run.length > keep) convertBlocks(ctx, run.slice(0, run.length - keep), sink);
+    run = run.slice(run.length - keep);
+  };
+  const flush = () => {
+    convertRun(true);
+    section = null;
+  };
+  let started = false;
+  for (const nodes of chunks) {
+    if (!started && nodes.length) {
+      started = true;
+      start(nodes[0]);
+    }
+    for (const node of nodes) {
+      if (node.type === 'yaml') continue;
+      if (node.type === 'containerDirective' && (node.name === 'page' || node.name === 'section')) {
+        flush();
+        ctx.path = `sections[${sections.length}]`;
+        const explicit = sectionFromDirective(ctx, node);
+        sections.push(explicit);
+        const index = sections.length - 1;
+        ctx.mark(`sections[${index}]`, node);
+        const into: Sink = {
+          nextPath: () => `sections[${index}].content[${explicit.content.length}]`,
+          push: (element, at) => {
+            ctx.mark(`sections[${index}].content[${explicit.content.length}]`, at);
+            (explicit.content as Element[]).push(element);
+          },
+        };
+        convertBlocks(ctx, contentOf(node), into);
+      } else run.push(node);
+    }
+    convertRun(false);
   }
+  if (!started) start(undefined);
   flush();
   return sections;
 }

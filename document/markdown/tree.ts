@@ -1,4 +1,5 @@
 // The Markdown tokenizer set up once: CommonMark, GFM, YAML front matter, math, block directives and Quire's references.
+// Longer than 400 lines: the chunked tokenizer is one piece (cut points, stand-in labels, the chunk cache, whole or chunk-at-a-time trees) whose parts share its invariants.
 import { createFromMarkdown, type Extension as FromMarkdownExtension } from 'mdast-util-from-markdown';
 import { directiveFromMarkdown } from 'mdast-util-directive';
 import { frontmatterFromMarkdown } from 'mdast-util-frontmatter';
@@ -9,7 +10,7 @@ import { frontmatter } from 'micromark-extension-frontmatter';
 import { gfm } from 'micromark-extension-gfm';
 import { math } from 'micromark-extension-math';
 import type { Construct, Extension } from 'micromark-util-types';
-import type { Nodes, Root } from 'mdast';
+import type { Definition, FootnoteDefinition, Nodes, Root, RootContent } from 'mdast';
 import { quireFromMarkdown, quireSyntax } from './syntax.js';
 
 // Only the block forms of directives (`::leaf`, `:::container`): the inline form `:name` would turn
@@ -159,7 +160,7 @@ const STAND_IN_RATIO = 4;
  * end (a fence, math block, HTML block or ::: container that cutPoints took for closed) is parsed
  * again with the next chunks; and when the labels really defined are not the stand-ins' (see
  * definedLabels: a line `[x]: y` inside a paragraph defines nothing), the chunks are parsed again
- * with the real ones.
+ * with the real ones. markdownChunks gives the same nodes a chunk at a time instead.
  */
 export function markdownTree(source: string, options: { chunked?: boolean } = {}): Root {
   if (options.chunked === false) return parseWhole(source);
@@ -180,6 +181,98 @@ export function markdownTree(source: string, options: { chunked?: boolean } = {}
 /** The joined tree and the labels it really defines (identifier → stand-in line). */
 function chunkedTree(source: string, cuts: ReadonlyArray<{ offset: number; line: number }>, labels: string): { root: Root; defined: Map<string, string> } {
   const root: Root = { type: 'root', children: [] };
+  const trees = chunkTrees(source, cuts, labels, source.length <= CHUNK_CACHE_CHARS);
+  let next = trees.next();
+  for (; !next.done; next = trees.next()) for (const node of next.value) root.children.push(node);
+  const endings = source.match(/\r\n|\r|\n/g)?.length ?? 0;
+  const lastLine = source.slice(Math.max(source.lastIndexOf('\n'), source.lastIndexOf('\r')) + 1);
+  root.position = { start: { line: 1, column: 1, offset: 0 }, end: { line: endings + 1, column: lastLine.length + 1, offset: source.length } };
+  return { root, defined: next.value };
+}
+
+export interface MarkdownChunks {
+  /**
+   * The link and footnote definitions of the whole document (see definitionsOf), gathered by a first
+   * pass that drops each chunk's tree: conversion needs them before it reaches them (a footnote is
+   * defined after its use).
+   */
+  definitions: Array<Definition | FootnoteDefinition>;
+  /**
+   * The top-level nodes of the document, chunk by chunk, positions in the source; each chunk is parsed
+   * when the iteration reaches it, so only one chunk's tree need be alive at a time (an mdast tree
+   * with positions is some 100 times the size of its source).
+   */
+  chunks: Iterable<RootContent[]>;
+  /** The tree when the source was parsed in one piece (then `chunks` is its children). */
+  whole?: Root;
+}
+
+/**
+ * Extended Markdown parsed in chunks, for a large source (parse.ts): its chunks are not stored in the
+ * chunk cache, which would hold them all (and a second copy of each) live. micromark copies the whole event list each time a list or
+ * block quote closes, which is quadratic in a long document; the source is therefore parsed in
+ * chunks cut where no block can continue (see cutPoints). Two checks keep the chunks' nodes the ones
+ * a whole parse gives: a chunk whose last block runs to its end (a fence, math block, HTML block or
+ * ::: container that cutPoints took for closed) is parsed again with the next chunks; and when the
+ * labels really defined are not the stand-ins' (see definedLabels: a line `[x]: y` inside a paragraph
+ * defines nothing), the chunks are parsed again with the real ones.
+ */
+export function markdownChunks(source: string): MarkdownChunks {
+  const whole = (): MarkdownChunks => {
+    const tree = parseWhole(source);
+    return { definitions: definitionsOf([tree.children]), chunks: [tree.children], whole: tree };
+  };
+  const candidates = definedLabels(source);
+  if (candidates === null) return whole();
+  const cuts = cutPoints(source, Math.max(CHUNK_SIZE, STAND_IN_RATIO * candidates.text.length));
+  if (!cuts.length) return whole();
+  let labels = candidates.text;
+  let found = gather(source, cuts, labels);
+  // micromark reads the content of a ::: container a pass later than the paragraphs around it: a
+  // label defined there is not yet known to a reference before the container. Stand-ins cannot say so.
+  if (found.defined.has(IN_CONTAINER)) return whole();
+  if (!sameLabels(found.defined, candidates.ids)) {
+    // Definitions do not depend on the labels defined, so a second pass finds the same ones.
+    const real = standIns(found.defined);
+    if (real === null) return whole();
+    labels = real;
+    found = gather(source, cuts, real);
+  }
+  return { definitions: found.definitions, chunks: { [Symbol.iterator]: () => chunkTrees(source, cuts, labels, false) } };
+}
+
+/** One pass over the chunks keeping only their definitions and the labels they really define. */
+function gather(source: string, cuts: ReadonlyArray<{ offset: number; line: number }>, labels: string): { defined: Map<string, string>; definitions: Array<Definition | FootnoteDefinition> } {
+  const perChunk: RootContent[][] = [];
+  const trees = chunkTrees(source, cuts, labels, false);
+  for (let next = trees.next(); ; next = trees.next()) {
+    if (next.done) return { defined: next.value, definitions: definitionsOf(perChunk) };
+    perChunk.push(definitionsOf([next.value]));
+  }
+}
+
+/**
+ * The definitions and footnote definitions among the nodes (the chunks in order), not inside
+ * paragraphs, headings or tables, in the order a depth-first search from the document's end meets
+ * them: parse.ts keeps the first one of each identifier (so the last in the document).
+ */
+export function definitionsOf(chunks: ReadonlyArray<readonly RootContent[]>): Array<Definition | FootnoteDefinition> {
+  const out: Array<Definition | FootnoteDefinition> = [];
+  for (let c = chunks.length - 1; c >= 0; c--) {
+    const stack: Nodes[] = [...chunks[c]!];
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (node.type === 'definition' || node.type === 'footnoteDefinition') out.push(node);
+      else if ('children' in node && node.type !== 'paragraph' && node.type !== 'heading' && node.type !== 'table') {
+        for (const child of node.children as Nodes[]) stack.push(child);
+      }
+    }
+  }
+  return out;
+}
+
+/** The top-level nodes of each chunk (positions in the source), in order; returns the labels really defined (identifier → stand-in line). */
+function* chunkTrees(source: string, cuts: ReadonlyArray<{ offset: number; line: number }>, labels: string, store: boolean): Generator<RootContent[], Map<string, string>> {
   const defined = new Map<string, string>();
   const ends = [...cuts, { offset: source.length, line: -1 }];
   let from = 0;
@@ -194,7 +287,7 @@ function chunkedTree(source: string, cuts: ReadonlyArray<{ offset: number; line:
     const standIns = k < ends.length - 1 || !first ? labels : '';
     const prefix = standIns && !first ? `${standIns}\n\n` : '';
     const input = standIns ? (first ? `${text}\n\n${standIns}` : prefix + text) : text;
-    const tree = parseChunk(input, source.length <= CHUNK_CACHE_CHARS);
+    const tree = parseChunk(input, store);
     if (standIns) tree.children = tree.children.filter((n) => (n.position?.start.offset ?? 0) >= prefix.length && (n.position?.start.offset ?? 0) < prefix.length + text.length);
     const last = tree.children[tree.children.length - 1];
     if (k < ends.length - 1 && (last?.position?.end.offset ?? 0) > prefix.length + text.replace(/\s+$/, '').length) {
@@ -206,15 +299,12 @@ function chunkedTree(source: string, cuts: ReadonlyArray<{ offset: number; line:
     }
     if (!first) shift(tree, line - 1 - (prefix.match(/\n/g)?.length ?? 0), from - prefix.length);
     collectLabels(tree.children, defined);
-    root.children.push(...tree.children);
     from = cut.offset;
     line = cut.line;
     k++;
+    yield tree.children;
   }
-  const endings = source.match(/\r\n|\r|\n/g)?.length ?? 0;
-  const lastLine = source.slice(Math.max(source.lastIndexOf('\n'), source.lastIndexOf('\r')) + 1);
-  root.position = { start: { line: 1, column: 1, offset: 0 }, end: { line: endings + 1, column: lastLine.length + 1, offset: source.length } };
-  return { root, defined };
+  return defined;
 }
 
 /** micromark's normalizeIdentifier; footnote labels get a leading `^`. */

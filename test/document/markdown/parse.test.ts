@@ -3,7 +3,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DocumentJson, Element } from '../../../contracts/document-json.js';
 import { validateDocument } from '../../../document/validator.js';
-import { parseMarkdown, type Issue } from '../../../document/markdown/index.js';
+import { parseMarkdown, serializeMarkdown, type Issue } from '../../../document/markdown/index.js';
+import { reportDocument } from '../../fixtures/documents.js';
 
 function parse(md: string): DocumentJson {
   const result = parseMarkdown(md);
@@ -267,6 +268,38 @@ test('reports broken references as warnings, or as errors when strict', () => {
 
 test('rejects a source above maxBytes with LIMIT_EXCEEDED before reading it', () => {
   assert.equal(errors('x'.repeat(101), { maxBytes: 100 }), [['LIMIT_EXCEEDED', '(markdown)', 1, 1]]);
+});
+
+/**
+ * A source of about `bytes`: the report fixture's Markdown, its body repeated with the anchors renamed,
+ * each copy with a footnote and a link used before their definitions (which come in the next copy),
+ * a table whose attribute paragraph follows it, an explicit section, and a broken reference.
+ */
+function largeMarkdown(bytes: number): string {
+  const md = serializeMarkdown(reportDocument() as unknown as DocumentJson);
+  const end = md.indexOf('\n---\n', 4) + 5;
+  let out = md.slice(0, end);
+  for (let copy = 0; Buffer.byteLength(out) < bytes; copy++) {
+    out += `\n${md.slice(end).replace(/\{#ch(\d+)\}/g, `{#ch$1-${copy}}`).replace(/\(#ch(\d+)\)/g, `(#ch$1-${copy})`)}`;
+    out += `\nCopy ${copy} has a note[^n${copy}] and [a link][l${copy}], and points at [nowhere](#missing-${copy}).\n\n`;
+    out += `| a | b |\n|---|--:|\n| ${copy} | x |\n\n{headerRows=0}\n\n:::section{columns=2}\nIn a section of its own.\n:::\n\n`;
+    if (copy > 0) out += `[^n${copy - 1}]: The note of copy ${copy - 1}.\n\n[l${copy - 1}]: https://example.com/${copy - 1}\n\n`;
+  }
+  return out;
+}
+
+test('gives a large source the same document, errors and warnings whether it is converted chunk by chunk or whole', () => {
+  const md = largeMarkdown(300 * 1024);
+  const chunked = parseMarkdown(md);
+  const whole = parseMarkdown(md, { chunkedAbove: Infinity });
+  assert.ok(chunked.document, JSON.stringify(chunked.errors.slice(0, 3)));
+  assert.is(only(chunked.warnings, 'BROKEN_REFERENCE').length, md.match(/\(#missing-/g)!.length);
+  assert.ok(JSON.stringify(chunked.document).includes('The note of copy 3.'));
+  assert.ok(JSON.stringify(chunked.document).includes('https://example.com/3'));
+  assert.is(JSON.stringify(chunked), JSON.stringify(whole));
+  // A small source converted chunk by chunk too (a threshold of 0) gives its usual result, issues in place.
+  const small = `${largeMarkdown(1)}\n\nEnd [^late] and {{undefined}}.\n\n[^late]: Defined last.\n`;
+  assert.is(JSON.stringify(parseMarkdown(small, { chunkedAbove: 0, strict: true })), JSON.stringify(parseMarkdown(small, { strict: true })));
 });
 
 test.run();
