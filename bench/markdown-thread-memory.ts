@@ -4,14 +4,23 @@ import v8 from 'node:v8';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import parse from '../services/markdown-parse-worker.js';
 import { markdownThreadLimits } from '../services/markdown-parser.js';
+import type { ParseOptions } from '../document/markdown/index.js';
 
 export interface ThreadMemory {
   /** The thread's heap in use before the parse, after a full collection (bytes): its code, the schema compiler, the source. */
   before: number;
   /** Most heap in use during the parse and the hand-back of its result, garbage included, above `before` (bytes). */
   peak: number;
-  /** Most heap in use right after a full collection during the parse, above `before` (bytes): what the parse held live. */
+  /**
+   * Most heap in use right after a full collection during the parse, above `before` (bytes): what the parse held
+   * live (0 when no full collection ran: see `liveBound`).
+   */
   live: number;
+  /**
+   * Most heap in use right after any collection during the parse, above `before` (bytes): after a scavenge the old
+   * generation's garbage is still counted, so this bounds what was live from above.
+   */
+  liveBound: number;
   /** Heap still in use after the result was handed back and a full collection, above `before` (bytes). */
   kept: number;
   /** Collections during the parse: scavenges (young generation) and mark-compacts (all of the heap). */
@@ -29,9 +38,9 @@ export interface ThreadMemory {
  * callbacks (v8.GCProfiler: the heap in use just before and after each collection), the largest "before",
  * or the heap at the end when larger. Needs `--expose-gc` (a full collection before and after the parse).
  */
-export function threadMemory(file: string, warmUp: string, limits = markdownThreadLimits()): Promise<ThreadMemory> {
+export function threadMemory(file: string, warmUp: string, limits = markdownThreadLimits(), options: ParseOptions = {}): Promise<ThreadMemory> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), { workerData: { file, warmUp }, resourceLimits: limits });
+    const worker = new Worker(new URL(import.meta.url), { workerData: { file, warmUp, options }, resourceLimits: limits });
     let figures: ThreadMemory | undefined;
     worker.on('message', (m: { figures?: ThreadMemory }) => {
       if (m.figures) figures = { ...m.figures, limits };
@@ -42,18 +51,18 @@ export function threadMemory(file: string, warmUp: string, limits = markdownThre
 }
 
 function measure(): void {
-  const { file, warmUp } = workerData as { file: string; warmUp: string };
+  const { file, warmUp, options } = workerData as { file: string; warmUp: string; options: ParseOptions };
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('threadMemory needs node --expose-gc');
   const source = readFileSync(file, 'utf8');
-  parse({ source: warmUp, options: {} });
+  parse({ source: warmUp, options });
   gc();
   const used = () => v8.getHeapStatistics().used_heap_size;
   const before = used();
   const profiler = new v8.GCProfiler();
   profiler.start();
   const cpu0 = process.cpuUsage();
-  let result: ReturnType<typeof parse> | null = parse({ source, options: {} });
+  let result: ReturnType<typeof parse> | null = parse({ source, options });
   const cpu = process.cpuUsage(cpu0);
   // Handed back as the service's thread does (piscina posts the result: a structured clone), then let go.
   parentPort!.postMessage({ result });
@@ -68,6 +77,7 @@ function measure(): void {
     before,
     peak: Math.max(end, ...beforeGc) - before,
     live: Math.max(0, ...full.map((c) => c.afterGC.heapStatistics.usedHeapSize - before)),
+    liveBound: Math.max(0, ...collections.map((c) => c.afterGC.heapStatistics.usedHeapSize - before)),
     kept,
     scavenges: collections.filter((c) => c.gcType === 'Scavenge').length,
     markCompacts: full.length,

@@ -21,9 +21,10 @@ export interface MarkdownParserOptions {
 
 /**
  * V8 limits of a parsing thread (bench/markdown.ts measures a parse with these). The young generation stays
- * at 64 MB: while the parse holds the whole mdast live (34 times the source), a smaller one lowers the
- * heap's peak little (84–90 → 61–83 times a 1 MB source) for 10–120 % more CPU (docs/benchmarks.md,
- * "The parser thread's memory").
+ * at 64 MB: a source above 256 KiB is converted chunk by chunk, so what a 1 MB parse holds live is 10–14 times
+ * the source with any young generation tried (16, 32, 64 MB); a smaller one lowers the heap's peak (75 → 37–49
+ * times) but in a thread that has parsed before (the pool keeps one) costs about twice the CPU of a 1 MB parse
+ * (docs/benchmarks.md, "Chunk by chunk for large sources").
  */
 export function markdownThreadLimits(memoryMb = 1024): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number } {
   return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 };
