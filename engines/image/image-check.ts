@@ -13,6 +13,9 @@ export interface ImageLimits {
   maxSide: number;
 }
 
+/** The kernel's defaults (QUIRE_MAX_IMAGE_PIXELS, QUIRE_MAX_IMAGE_SIDE), for plugins that check images the kernel never saw (inside a PDF). */
+export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxPixels: 50_000_000, maxSide: 20_000 };
+
 export interface CheckedImage {
   mimeType: ImageMimeType;
   /** Pixels for raster images; the declared size (CSS px) of an SVG, or null when it declares none. */

@@ -4,7 +4,7 @@ import { imageSize } from 'image-size';
 import exifr from 'exifr';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { PluginError, type WorkerFile, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
-import { pixelLimitProblem, type ImageLimits } from '../../engines/image/image-check.js';
+import { DEFAULT_IMAGE_LIMITS, pixelLimitProblem, type ImageLimits } from '../../engines/image/image-check.js';
 import type { ImageToPdfParams, ImageToPdfResultBody } from './contract.js';
 import { encodeCanvas } from '../../engines/image/encode-canvas.js';
 import { embedJpg, embedPng } from '../../engines/pdf/embed-image.js';
@@ -14,8 +14,6 @@ const A4 = { short: 595.28, long: 841.89 };
 const MARGIN = (10 / 25.4) * 72;
 /** Pixels are never drawn larger than at 96 dpi (CSS pixels): a small icon stays small. */
 const POINTS_PER_PIXEL = 72 / 96;
-/** The kernel's defaults for uploaded images (QUIRE_MAX_IMAGE_PIXELS, QUIRE_MAX_IMAGE_SIDE); operators override them in plugin settings. */
-const DEFAULT_LIMITS: ImageLimits = { maxPixels: 50_000_000, maxSide: 20_000 };
 
 type PageSummary = ImageToPdfResultBody['pages'][number];
 
@@ -44,7 +42,7 @@ export async function imageToPdf(input: WorkerInput<ImageToPdfParams>): Promise<
 
 function limitsFrom(settings: Record<string, unknown>): ImageLimits {
   const n = (v: unknown, d: number) => (typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : d);
-  return { maxPixels: n(settings.maxPixels, DEFAULT_LIMITS.maxPixels), maxSide: n(settings.maxSide, DEFAULT_LIMITS.maxSide) };
+  return { maxPixels: n(settings.maxPixels, DEFAULT_IMAGE_LIMITS.maxPixels), maxSide: n(settings.maxSide, DEFAULT_IMAGE_LIMITS.maxSide) };
 }
 
 async function embed(pdf: PDFDocument, file: WorkerFile, label: string, limits: ImageLimits): Promise<{ image: PDFImage; orientation: number; reencoded: boolean }> {

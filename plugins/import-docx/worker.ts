@@ -1,6 +1,6 @@
 // Worker of import.docx: a DOCX package → validated document JSON plus a quality report; images go back to the kernel to store.
 import { PluginError, pendingImagePath, type WorkerInput, type WorkerOutput } from '../../sdk/index.js';
-import { checkImage } from '../../engines/image/image-check.js';
+import { checkImage, DEFAULT_IMAGE_LIMITS } from '../../engines/image/image-check.js';
 import { validateDocument } from '../../document/validator.js';
 import { DOCUMENT_LIMITS, type DocumentJson, type Element, type Section } from '../../contracts/document-json.js';
 import type { Inline } from '../../document/inline-markup.js';
@@ -17,8 +17,6 @@ import type { ImportDocxParams } from './contract.js';
 
 /** Package limits: DOCX files of real documents stay far below them; zip bombs do not. */
 const LIMITS: PackageLimits = { maxEntries: 2000, maxUncompressedBytes: 200 * 1024 * 1024, maxCompressionRatio: 200 };
-/** The kernel's defaults for images (QUIRE_MAX_IMAGE_PIXELS, QUIRE_MAX_IMAGE_SIDE); plugin settings override them. */
-const IMAGE_LIMITS = { maxPixels: 50_000_000, maxSide: 20_000 };
 
 export async function importDocx(input: WorkerInput<ImportDocxParams>): Promise<WorkerOutput> {
   const file = input.files.find((f) => f.field === 'fileId')!;
@@ -71,7 +69,7 @@ async function convert(bytes: Uint8Array, filename: string, settings: Record<str
   const sectPr = kid(body, 'w:sectPr');
 
   // Images: type and pixel limits checked here, so one unusable picture is a warning, not a failed import.
-  const limits = { maxPixels: intSetting(settings.maxImagePixels, IMAGE_LIMITS.maxPixels), maxSide: intSetting(settings.maxImageSide, IMAGE_LIMITS.maxSide) };
+  const limits = { maxPixels: intSetting(settings.maxImagePixels, DEFAULT_IMAGE_LIMITS.maxPixels), maxSide: intSetting(settings.maxImageSide, DEFAULT_IMAGE_LIMITS.maxSide) };
   const images: NonNullable<WorkerOutput['images']> = [];
   const refused = new Set<string>();
   for (const placed of converter.images) {

@@ -82,6 +82,7 @@ export default definePlugin({
       PDF_ENCRYPTED: 'The PDF is password-protected.',
       PDF_TOO_COMPLEX: PDF_LOAD_ERRORS.PDF_TOO_COMPLEX,
       PDF_DECOMPRESSION_BOMB: PDF_LOAD_ERRORS.PDF_DECOMPRESSION_BOMB,
+      IMAGE_TOO_LARGE: 'A scanned page holds an image whose header declares more than 50 megapixels or 20,000 pixels on a side; it is not decoded.',
       DOCUMENT_UNREADABLE: 'The DOCX or ODT file cannot be read.',
       NOT_UTF8: 'The Markdown file is not valid UTF-8.',
       OUTPUT_INVALID: 'The document JSON built from the PDF does not validate (a bug; the message names the problem).',

@@ -4,6 +4,7 @@ import type { PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { PluginError } from '../../sdk/index.js';
 import { openPdfjsDocument, PdfRasteriser } from '../../engines/pdf/raster/rasterise.js';
 import { prescreenPdf } from '../../engines/pdf/load.js';
+import { DEFAULT_IMAGE_LIMITS, pixelLimitProblem } from '../../engines/image/image-check.js';
 import { bodySize, buildLines, headingSizes, marginKey, marginLines, readingOrder, toBlocks, type Line, type PageText, type Run } from './layout.js';
 import type { OcrPage } from './ocr-engine.js';
 import { PageOcr, type OcrEngine } from './ocr.js';
@@ -127,6 +128,17 @@ async function textRuns(page: PdfPage, view: ReturnType<PdfPage['getViewport']>)
 }
 
 /**
+ * Refuses a scanned page holding an image whose header declares more pixels than uploads may have (the kernel's
+ * image limits): pdfjs would leave it out of the page unseen, and the job would answer empty text.
+ */
+async function refuseHugeImages(raster: PdfRasteriser, page: number): Promise<void> {
+  for (const { width, height } of await raster.imageSizes(page)) {
+    const problem = pixelLimitProblem(width, height, DEFAULT_IMAGE_LIMITS);
+    if (problem) throw new PluginError('IMAGE_TOO_LARGE', `Page ${page} of fileId holds an image that ${problem.detail}; Lens does not decode it. Scan the page at a lower resolution (300 dpi is enough for OCR) and upload it again.`);
+  }
+}
+
+/**
  * OCR of the scanned pages: each is drawn at 300 dpi (less for huge pages), deskewed and recognised by the
  * chosen engine, OCR_THREADS pages at a time; the next page is drawn while earlier ones are recognised. The
  * words become runs like a text layer's, so the same layout rules give lines, columns, headings and tables.
@@ -141,6 +153,7 @@ async function recognise(doc: PDFDocumentProxy, pages: Array<{ index: number; pa
     for (const { index, page } of pages) {
       const inches = (page.width / 72) * (page.height / 72);
       const dpi = Math.min(OCR_DPI, Math.floor(Math.sqrt(MAX_OCR_PIXELS / inches)));
+      await refuseHugeImages(raster, index + 1);
       const image = await raster.grey(index + 1, dpi);
       while (running.size >= threads && failure === undefined) await Promise.race(running);
       if (failure !== undefined) break;

@@ -1,6 +1,6 @@
 // Lens's two OCR engines over HTTP: a scanned page (made with Quire, turned 3° askew, wrapped in an image-only
 // PDF by pdf-lib) is read by PP-OCR and by Tesseract with `ocrEngine`; an unknown engine is a 400 naming the
-// field and its values; a scan whose image declares gigantic dimensions is refused without hanging.
+// field and its values; a scan whose image declares gigantic dimensions is refused, naming the limit.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createCanvas } from '@napi-rs/canvas';
@@ -104,12 +104,15 @@ async function bombPdf(): Promise<Uint8Array> {
   return pdf.save();
 }
 
-test('a scan whose image declares 60000 × 60000 pixels is not decoded: the job ends within 45 s, failed or with empty text', async () => {
+test('a scan whose image declares 60000 × 60000 pixels is refused before decoding: the job fails with IMAGE_TOO_LARGE naming the size and the limit', async () => {
   const started = Date.now();
   const job = await lensJob(api, 'ocr', { fileId: await api.uploadId(await bombPdf(), 'bomb.pdf'), outputFormat: 'md', ocrEngine: 'paddle' });
   assert.ok(Date.now() - started < 45_000, `took ${Date.now() - started} ms`);
-  if (job.status === 'FAILED') assert.ok(String(job.error).length > 0);
-  else assert.is(job.result.content.trim(), '', job.result.content);
+  assert.is(job.status, 'FAILED', JSON.stringify(job.result));
+  assert.is(job.errorCode, 'IMAGE_TOO_LARGE', job.error);
+  assert.match(job.error, /Page 1\b/);
+  assert.match(job.error, /60000 × 60000 pixels/);
+  assert.match(job.error, /50 megapixels/);
 });
 
 test.run();

@@ -75,6 +75,28 @@ export class PdfRasteriser {
   }
 
   /**
+   * The pixel sizes the images painted on 1-based `page` declare (image XObjects, inline images, masks), from the
+   * page's operator list, before anything is drawn: pdfjs leaves out an image it cannot decode (a JPEG whose
+   * header claims 60000 × 60000 pixels) without a word, so a caller that must not answer an empty page checks first.
+   */
+  async imageSizes(page: number): Promise<Array<{ width: number; height: number }>> {
+    const { OPS } = await loadPdfjs();
+    // Not paintImageXObjectRepeat (one image painted at many places): its arguments hold scales, not the size.
+    const images = new Set<number>([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageMaskXObject]);
+    const list = await (await this.doc.getPage(page)).getOperatorList();
+    const sizes: Array<{ width: number; height: number }> = [];
+    list.fnArray.forEach((fn, k) => {
+      if (!images.has(fn)) return;
+      const args = list.argsArray[k] as unknown[];
+      // paintImageXObject: [objId, width, height]; the others carry the image data object first.
+      const data = args[0] as { width?: unknown; height?: unknown } | null;
+      const [width, height] = typeof args[1] === 'number' && typeof args[2] === 'number' ? [args[1], args[2]] : [data?.width, data?.height];
+      if (typeof width === 'number' && typeof height === 'number') sizes.push({ width, height });
+    });
+    return sizes;
+  }
+
+  /**
    * Draws 1-based `page` at `dpi` on white and encodes it. `cpu`, when given, gains the process CPU time of
    * each phase (bench/images.ts reports where the time goes).
    */
