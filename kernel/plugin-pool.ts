@@ -9,7 +9,7 @@ import { wholeBuffer } from './transferable.js';
 import { serveCalls } from './service-port.js';
 import type { HostReply, HostTask } from './worker-host.js';
 import type { BlobTarget } from './store/blob-store.js';
-import { releaseFreedMemory } from './release-memory.js';
+import { releaseFreedMemory, releaseWhenIdle } from './release-memory.js';
 import { ThreadBudget, slotsPerThread, type BudgetMember } from './thread-budget.js';
 
 const HOST = fileURLToPath(new URL('./worker-host.js', import.meta.url));
@@ -319,6 +319,7 @@ export class PluginPool implements BudgetMember {
       pending.delete(task);
       if (!pending.size) lane.idleSince = performance.now();
       slot();
+      releaseWhenIdle();
     }
   }
 

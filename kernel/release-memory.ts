@@ -1,5 +1,5 @@
-// Hands the C heap's free pages back to the system once a pool's old threads have exited: jemalloc's arena
-// purge when the process runs on jemalloc (npm start), glibc's malloc_trim otherwise.
+// Hands the C heap's free pages back to the system once a pool's old threads have exited, and once the server has
+// gone idle: jemalloc's arena purge when the process runs on jemalloc (npm start), glibc's malloc_trim otherwise.
 import { createRequire } from 'node:module';
 import { allocatorInUse } from './allocator.js';
 
@@ -54,4 +54,20 @@ export function releaseFreedMemory(): Promise<boolean | null> {
       resolve(null);
     }
   });
+}
+
+/** After the last task, the idle server's memory is released this long later, and once more after the second delay. */
+const IDLE_RELEASE_MS = [15_000, 60_000];
+let idleTimers: NodeJS.Timeout[] | undefined;
+
+/**
+ * Called whenever a plugin task settles: once no task has settled for 15 s, and again after 60 s, the free pages of
+ * every arena go back to the system. jemalloc returns a freed page only after its decay time and only when some
+ * allocation or free runs in that arena, so in a process that has gone quiet the pages its main thread freed (the
+ * request and download buffers V8 collects after the load) stayed resident; the second release follows V8's own
+ * idle collections. Under load the timers are only re-armed (Timeout.refresh) on every task and never fire.
+ */
+export function releaseWhenIdle(): void {
+  if (idleTimers) for (const t of idleTimers) t.refresh();
+  else idleTimers = IDLE_RELEASE_MS.map((ms) => setTimeout(() => void releaseFreedMemory(), ms).unref());
 }

@@ -25,7 +25,7 @@ export function threadLimit(memoryBudgetMb: number, cores = os.availableParallel
 /**
  * The slots one thread of a pool takes: its manifest's `threadMemoryMb` (what a thread holds at peak, engine and
  * native memory included) in THREAD_MEMORY_MB shares, at least one and never more than the whole budget. A Lens
- * thread reading a scan with PP-OCR holds about 360 MB at peak: three slots, so two scans never run beside a full
+ * thread reading a scan with PP-OCR holds about 350 MB at peak: three slots, so two scans never run beside a full
  * budget of other threads (docs/benchmarks.md "Soak").
  */
 export function slotsPerThread(threadMemoryMb: number | undefined, limit: number): number {

@@ -71,9 +71,9 @@ export default definePlugin({
     // Classify, extract and generate-filename may ask the operator's endpoint (QUIRE_LLM_*), through the URL policy.
     outbound: true,
     llm: true,
-    // threadMemoryMb: a thread reading a scanned A4 page with PP-OCR peaks about 450 MB above its start (the page's
-    // bitmaps and the detection network's tensors; docs/benchmarks.md "Soak"), most of it native memory.
-    pool: { maxThreads: 2, maxQueue: 8, memoryMb: 1024, timeoutMs: 600_000, maxBacklog: 32, threadMemoryMb: 448 },
+    // threadMemoryMb: a thread reading a scanned A4 page with PP-OCR peaks about 350 MB above its start (the page's
+    // bitmaps and the detection network's tensors, most of it native memory; docs/benchmarks.md "Soak"): three slots.
+    pool: { maxThreads: 2, maxQueue: 8, memoryMb: 1024, timeoutMs: 600_000, maxBacklog: 32, threadMemoryMb: 384 },
     // PP-OCR's runtime: a second thread could not load it after the first one ended (recycled, or idle and shed).
     nativeModules: ['onnxruntime-node'],
     errors: {
