@@ -1,11 +1,13 @@
 // Text in rasterised pictures (charts, barcodes, SVG images) split into runs of the bundled font that draws each character, and the script fonts those runs need.
 // Why runs: the SVG renderer of @napi-rs/canvas (Skia's) takes the first available family of a font-family list and has
-// no fallback per character, so a chart label in Chinese, Thai or Hebrew drew as boxes in the document's font.
+// no fallback per character, so a chart label in Chinese, Thai or Hebrew drew as boxes in the document's font. Nor does
+// it order right-to-left text: labels are put into visual order before they are split.
 import { escapeText } from '../xml-escape.js';
 import { familyHas } from '../fonts/glyph-coverage.js';
 import { scriptFamilyFile } from '../fonts/bundled-fonts.js';
 import { fontStack } from '../fonts/pdf-fonts.js';
 import type { CjkVariant } from '../fonts/scripts.js';
+import { visualOrder } from './visual-order.js';
 
 /** A `<text>` element holding only character data (what the chart, barcode and most drawn SVGs write). */
 const PLAIN_TEXT = /<text\b([^>]*)>([^<]*)<\/text>/g;
@@ -36,8 +38,10 @@ export function pictureText(svg: string, cjk: () => CjkVariant): PictureText {
   const out = svg.replace(PLAIN_TEXT, (whole, attrs: string, content: string) => {
     // An entity a DTD defines (&nbsp; in a user's SVG) cannot be written back as it was read: such text is left as it is.
     if (LATIN_1.test(content) || OTHER_ENTITY.test(content)) return whole;
-    const text = decodeXml(content);
-    if (LATIN_1.test(text)) return whole;
+    const logical = decodeXml(content);
+    if (LATIN_1.test(logical)) return whole;
+    // The renderer draws left to right: right-to-left labels go in visual order first (engines/office/visual-order.ts).
+    const text = visualOrder(logical);
     const main = firstFamily(attrs);
     const has = (family: string, cp: number) => familyHas(family, cp) || (family === main && !familyHas(family, 0x41) && familyHas(PROXY, cp));
     fallbacks ??= fontStack(undefined, cjk()).filter((f) => !NOT_REGISTERED.has(f));
@@ -52,7 +56,7 @@ export function pictureText(svg: string, cjk: () => CjkVariant): PictureText {
       if (run?.family === family) run.text += ch;
       else runs.push({ family, text: ch });
     }
-    if (runs.every((r) => r.family === main)) return whole;
+    if (runs.every((r) => r.family === main) && text === logical) return whole;
     const bold = /\sfont-weight\s*=\s*["'](?:bold|[6-9]00)["']/.test(attrs);
     for (const r of runs) {
       const file = r.family !== main ? scriptFamilyFile(r.family, bold) : null;
