@@ -146,4 +146,73 @@ test('an ODT formula\'s picture draws \\text in Chinese and Thai with their glyp
   assert.ok((await glyphs(tofu.bytes)) <= 3, `${await glyphs(tofu.bytes)} glyphs in the reference`);
 });
 
+/** The ink (opaque and darker than mid-grey) of a picture's title: the first band of rows with ink from the top. */
+function titleInk(png: Buffer): { width: number; height: number; ink: boolean[]; columns: boolean[] } {
+  const { width, height, grey, alpha } = decodePng(png);
+  const dark = (i: number) => grey[i]! < 160 && (alpha?.[i] ?? 255) > 128;
+  const rowInk = (y: number) => Array.from({ length: width }, (_, x) => dark(y * width + x)).some(Boolean);
+  let top = 0;
+  while (top < height && !rowInk(top)) top++;
+  let bottom = top;
+  while (bottom < height && rowInk(bottom)) bottom++;
+  const columns = Array.from({ length: width }, (_, x) => Array.from({ length: bottom - top }, (_, dy) => dark((top + dy) * width + x)).some(Boolean));
+  const ink = Array.from({ length: (bottom - top) * width }, (_, i) => dark(top * width + i));
+  return { width, height: bottom - top, ink, columns };
+}
+
+/** The share of differing pixels between columns [a0, a1) of `a` and [b0, b1) of `b`, aligned on the left and padded with no ink. */
+function inkDifference(a: ReturnType<typeof titleInk>, [a0, a1]: number[], b: ReturnType<typeof titleInk>, [b0, b1]: number[]): number {
+  const w = Math.max(a1! - a0!, b1! - b0!);
+  const h = Math.max(a.height, b.height);
+  let differ = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const pa = y < a.height && a0! + x < a1! && a.ink[y * a.width + a0! + x]!;
+      const pb = y < b.height && b0! + x < b1! && b.ink[y * b.width + b0! + x]!;
+      if (pa !== pb) differ++;
+    }
+  }
+  return differ / (w * h);
+}
+
+/** The first and one past the last inked column. */
+function inkSpan(t: ReturnType<typeof titleInk>): number[] {
+  return [t.columns.indexOf(true), t.columns.lastIndexOf(true) + 1];
+}
+
+test('a DOCX chart titled with two Hebrew or two Arabic words draws the second word on the left and the first on the right, as a reader reads them', async () => {
+  const mime = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+  const phrases = [['שלום', 'עולם'], ['مرحبا', 'بالعالم']];
+  const titles = phrases.flatMap(([first, second]) => [`${first} ${second}`, first!, second!]);
+  const chart = (title: string) => ({ type: 'chart', chartType: 'bar', title, legend: false, data: { labels: ['a', 'b'], series: [{ name: 's', values: [2, 3] }] } });
+  const config = { document: { type: 'docx', title: 'Charts', filename: 'charts' }, sections: [{ type: 'flow', content: titles.map(chart) }] };
+  const { job, bytes } = await renderAndDownload(api, RENDER, { config }, 'DOCX', mime);
+  assert.equal(job.warnings, []);
+  const shown = (await pictures(bytes, 'docx')).map(titleInk);
+  assert.is(shown.length, titles.length);
+  phrases.forEach(([first, second], p) => {
+    const [both, firstAlone, secondAlone] = shown.slice(3 * p, 3 * p + 3) as [ReturnType<typeof titleInk>, ReturnType<typeof titleInk>, ReturnType<typeof titleInk>];
+    // The two words of the title are its two inked parts either side of the widest gap between inked columns.
+    const [start, end] = inkSpan(both);
+    let gap = [start!, start!];
+    for (let x = start!; x < end!; ) {
+      if (both.columns[x]) x++;
+      else {
+        let e = x;
+        while (!both.columns[e]) e++;
+        if (e - x > gap[1]! - gap[0]!) gap = [x, e];
+        x = e;
+      }
+    }
+    const left = [start!, gap[0]!];
+    const right = [gap[1]!, end!];
+    const leftIsSecond = inkDifference(both, left, secondAlone, inkSpan(secondAlone));
+    const leftIsFirst = inkDifference(both, left, firstAlone, inkSpan(firstAlone));
+    const rightIsFirst = inkDifference(both, right, firstAlone, inkSpan(firstAlone));
+    const rightIsSecond = inkDifference(both, right, secondAlone, inkSpan(secondAlone));
+    assert.ok(leftIsSecond < 0.15 && leftIsSecond < leftIsFirst, `${first} ${second}: the left word differs from "${second}" by ${leftIsSecond}, from "${first}" by ${leftIsFirst}`);
+    assert.ok(rightIsFirst < 0.15 && rightIsFirst < rightIsSecond, `${first} ${second}: the right word differs from "${first}" by ${rightIsFirst}, from "${second}" by ${rightIsSecond}`);
+  });
+});
+
 test.run();

@@ -8,6 +8,8 @@ export interface Pixels {
   height: number;
   /** One grey value (0–255) per pixel, row by row. */
   grey: Uint8Array;
+  /** One opacity (0–255) per pixel, row by row, when the PNG has an alpha channel. */
+  alpha?: Uint8Array;
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -71,7 +73,8 @@ export function decodePng(bytes: Buffer): Pixels {
       out[y * stride + x] = (line[x]! + predictor) & 0xff;
     }
   }
-  return { width, height, grey: toGrey(out, channels!) };
+  const alpha = channels === 2 || channels === 4 ? Uint8Array.from({ length: width * height }, (_, i) => out[i * channels + channels - 1]!) : undefined;
+  return { width, height, grey: toGrey(out, channels!), ...(alpha && { alpha }) };
 }
 
 /** Width, height and components from the first SOFn marker; the file must start with SOI and end with EOI. */
