@@ -244,9 +244,12 @@ test('Markdown read back and written unchanged keeps the config byte for byte, f
     assert.is((await api.post(`${API}/reusable-blocks/${b.body.id}/status`, { status: 'ACTIVE' })).status, 200);
     blocks.set(name, b.body.id);
   }
+  // A generated document may hold one element object twice (structuredClone keeps that sharing): each is mapped once.
+  const mapped = new WeakSet<object>();
   const realBlocks = (content: any[]): void => {
     for (const el of content) {
-      if (el.type !== 'blockRef') continue;
+      if (el.type !== 'blockRef' || mapped.has(el)) continue;
+      mapped.add(el);
       el.blockId = blocks.get(el.blockId);
       if (el.version !== undefined) el.version = 1 + (el.version % 2);
       if (el.content) realBlocks(el.content);
