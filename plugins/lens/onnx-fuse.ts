@@ -1,0 +1,235 @@
+// Folds the element-wise chains Paddle2ONNX leaves around PP-OCR's convolutions, before onnxruntime sees the
+// model: PP-LCNetV3's learnable affine blocks (x·s + t with scalar s, t) go into the weights and bias of the
+// convolution before or after them, and hard-swish, exported as Add(3) → Clip(0, 6) → Mul → Div(6), becomes
+// x · HardSigmoid(x) (the only form opset 9 has; HardSwish is opset 14). The arithmetic is the same up to float
+// rounding (outputs within 3e-6 of the original's); onnxruntime's own fusions miss these because the scalar sits
+// in the Mul's first input and the chains are not a single activation. Recognition costs about a fifth less CPU
+// per column, detection about a twelfth (docs/benchmarks.md, "PP-OCR's element-wise chains").
+import { createRequire } from 'node:module';
+import type { onnx as Onnx } from 'onnx-proto';
+
+const require = createRequire(import.meta.url);
+const { onnx } = require('onnx-proto') as { onnx: typeof Onnx };
+
+type Node = Onnx.NodeProto;
+
+interface Constant {
+  node: Node;
+  dims: number[];
+  data: Float32Array;
+}
+
+/** A scalar affine step x·s + t: a Mul by a scalar constant whose only reader is an Add of a scalar constant. */
+interface Affine {
+  s: number;
+  t: number;
+  mul: Node;
+  add: Node;
+  /** The non-constant input of the Mul. */
+  input: string;
+}
+
+/** What was folded: convolutions that took an affine step after or before them, hard-swish chains rewritten. */
+export interface FuseCounts {
+  affineAfterConv: number;
+  affineBeforeConv: number;
+  hardSwish: number;
+}
+
+/** The model with its affine steps and hard-swish chains folded; the input bytes are not changed. */
+export function fuseElementwise(bytes: Uint8Array): { bytes: Uint8Array; counts: FuseCounts } {
+  const model = onnx.ModelProto.decode(bytes);
+  const graph = model.graph!;
+  const fold = new Folder(graph.node as Node[], new Set((graph.output ?? []).map((o) => o.name!)));
+  const counts = { affineAfterConv: fold.affineAfterConv(), hardSwish: fold.hardSwish(), affineBeforeConv: fold.affineBeforeConv() };
+  graph.node = fold.withoutUnreadConstants();
+  return { bytes: onnx.ModelProto.encode(model).finish(), counts };
+}
+
+class Folder {
+  private readonly constants = new Map<string, Constant>();
+  private readers = new Map<string, Node[]>();
+  private fresh = 0;
+
+  constructor(
+    private nodes: Node[],
+    private readonly graphOutputs: Set<string>,
+  ) {
+    for (const n of nodes) {
+      const t = n.opType === 'Constant' ? n.attribute?.[0]?.t : undefined;
+      if (!t || t.dataType !== onnx.TensorProto.DataType.FLOAT) continue;
+      const raw = t.rawData;
+      // A copy: protobufjs may hand out a view into the whole model's buffer.
+      const data = raw?.length ? new Float32Array(Uint8Array.from(raw).buffer) : Float32Array.from(t.floatData ?? []);
+      this.constants.set(n.output![0]!, { node: n, dims: (t.dims ?? []).map(Number), data });
+    }
+  }
+
+  /** Conv → Mul(s) → Add(t): W·s, b·s + t. */
+  affineAfterConv(): number {
+    this.index();
+    let count = 0;
+    const gone = new Set<Node>();
+    const added: Node[] = [];
+    for (const conv of this.nodes) {
+      if (conv.opType !== 'Conv') continue;
+      const step = this.affine(this.onlyReader(conv.output![0]!));
+      const wb = this.ownWeights(conv);
+      if (!step || !wb) continue;
+      const outChannels = wb.w.dims[0]!;
+      const weights = wb.w.data.map((v) => v * step.s);
+      const bias = new Float32Array(outChannels).map((_, o) => (wb.b?.data[o] ?? 0) * step.s + step.t);
+      this.setWeights(conv, wb, weights, bias, gone, added);
+      conv.output![0] = step.add.output![0]!;
+      gone.add(step.mul).add(step.add);
+      count++;
+    }
+    this.nodes = [...added, ...this.nodes.filter((n) => !gone.has(n))];
+    return count;
+  }
+
+  /** Add(x, 3) → Clip(0, 6) → Mul(x, ·) → Div(6): Mul(x, HardSigmoid(x; 1/6, 0.5)). */
+  hardSwish(): number {
+    this.index();
+    const gone = new Set<Node>();
+    const replaced = new Map<Node, Node[]>();
+    for (const add of this.nodes) {
+      if (add.opType !== 'Add') continue;
+      const k = add.input!.findIndex((i) => this.scalar(i) === 3);
+      if (k < 0) continue;
+      const x = add.input![1 - k]!;
+      const clip = this.onlyReader(add.output![0]!);
+      if (clip?.opType !== 'Clip') continue;
+      // Opset < 11 gives the bounds as attributes, later ones as inputs.
+      const [lo, hi] = clip.input!.length === 1 ? [this.attribute(clip, 'min')?.f, this.attribute(clip, 'max')?.f] : [this.scalar(clip.input![1]!), this.scalar(clip.input![2]!)];
+      if (lo !== 0 || hi !== 6) continue;
+      const mul = this.onlyReader(clip.output![0]!);
+      if (mul?.opType !== 'Mul' || !mul.input!.includes(x)) continue;
+      const div = this.onlyReader(mul.output![0]!);
+      if (div?.opType !== 'Div' || div.input![0] !== mul.output![0] || this.scalar(div.input![1]!) !== 6) continue;
+      const gate = this.name('hard-sigmoid');
+      const float = (name: string, f: number) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.FLOAT, f });
+      // In the Div's place: x is produced before the chain, so the order stays topological.
+      replaced.set(div, [
+        onnx.NodeProto.create({ opType: 'HardSigmoid', input: [x], output: [gate], attribute: [float('alpha', 1 / 6), float('beta', 0.5)] }),
+        onnx.NodeProto.create({ opType: 'Mul', input: [x, gate], output: [div.output![0]!] }),
+      ]);
+      gone.add(add).add(clip).add(mul);
+    }
+    this.nodes = this.nodes.flatMap((n) => (gone.has(n) ? [] : (replaced.get(n) ?? [n])));
+    return replaced.size;
+  }
+
+  /**
+   * Mul(c) → Add(d) → Conv(W, b): Conv(c·W, b + d·ΣW) on the Mul's input when the convolution pads nothing; with
+   * zero padding (where the padded border would not be d) the Add stays, as x + d/c, into Conv(c·W, b).
+   */
+  affineBeforeConv(): number {
+    this.index();
+    let count = 0;
+    const gone = new Set<Node>();
+    const added: Node[] = [];
+    for (const mul of this.nodes) {
+      const step = this.affine(mul);
+      if (!step || step.s === 0) continue;
+      const conv = this.onlyReader(step.add.output![0]!);
+      if (conv?.opType !== 'Conv' || conv.input![0] !== step.add.output![0]) continue;
+      const wb = this.ownWeights(conv);
+      if (!wb) continue;
+      const outChannels = wb.w.dims[0]!;
+      const perOutput = wb.w.data.length / outChannels;
+      const padded = (this.attribute(conv, 'pads')?.ints ?? []).some((p) => Number(p) !== 0);
+      const bias = new Float32Array(outChannels).map((_, o) => {
+        let sum = 0;
+        if (!padded) for (let i = 0; i < perOutput; i++) sum += wb.w.data[o * perOutput + i]!;
+        return (wb.b?.data[o] ?? 0) + step.t * sum;
+      });
+      this.setWeights(conv, wb, wb.w.data.map((v) => v * step.s), bias, gone, added);
+      gone.add(step.mul);
+      if (padded) {
+        const k = step.add.input!.findIndex((i) => this.scalar(i) !== undefined);
+        step.add.input![k] = this.constant([], [step.t / step.s], added);
+        step.add.input![1 - k] = step.input;
+      } else {
+        conv.input![0] = step.input;
+        gone.add(step.add);
+      }
+      count++;
+    }
+    this.nodes = [...added, ...this.nodes.filter((n) => !gone.has(n))];
+    return count;
+  }
+
+  /** The nodes, without the constants nothing reads any more. */
+  withoutUnreadConstants(): Node[] {
+    this.index();
+    return this.nodes.filter((n) => n.opType !== 'Constant' || this.readers.has(n.output![0]!));
+  }
+
+  private index(): void {
+    this.readers = new Map();
+    for (const n of this.nodes) {
+      for (const i of n.input ?? []) {
+        const list = this.readers.get(i);
+        if (list) list.push(n);
+        else this.readers.set(i, [n]);
+      }
+    }
+  }
+
+  /** The one node reading a value that is not a graph output, if it has exactly one. */
+  private onlyReader(name: string): Node | undefined {
+    const readers = this.readers.get(name);
+    return readers?.length === 1 && !this.graphOutputs.has(name) ? readers[0] : undefined;
+  }
+
+  private scalar(name: string): number | undefined {
+    const c = this.constants.get(name);
+    return c?.data.length === 1 ? c.data[0] : undefined;
+  }
+
+  private attribute(node: Node, name: string): Onnx.IAttributeProto | undefined {
+    return node.attribute?.find((a) => a.name === name);
+  }
+
+  private affine(mul: Node | undefined): Affine | undefined {
+    if (mul?.opType !== 'Mul') return undefined;
+    const k = mul.input!.findIndex((i) => this.scalar(i) !== undefined);
+    if (k < 0) return undefined;
+    const add = this.onlyReader(mul.output![0]!);
+    if (add?.opType !== 'Add') return undefined;
+    const j = add.input!.findIndex((i) => this.scalar(i) !== undefined);
+    if (j < 0 || add.input![1 - j] !== mul.output![0]) return undefined;
+    return { s: this.scalar(mul.input![k]!)!, t: this.scalar(add.input![j]!)!, mul, add, input: mul.input![1 - k]! };
+  }
+
+  /** A convolution's constant weights and bias, when nothing else reads them (so they can be changed). */
+  private ownWeights(conv: Node): { w: Constant; b?: Constant } | undefined {
+    const [, wName, bName] = conv.input!;
+    const w = this.constants.get(wName!);
+    if (!w || this.readers.get(wName!)!.length !== 1) return undefined;
+    if (!bName) return { w };
+    const b = this.constants.get(bName);
+    return b && this.readers.get(bName)!.length === 1 ? { w, b } : undefined;
+  }
+
+  private setWeights(conv: Node, old: { w: Constant; b?: Constant }, weights: Float32Array, bias: Float32Array, gone: Set<Node>, added: Node[]): void {
+    conv.input = [conv.input![0]!, this.constant(old.w.dims, weights, added), this.constant([old.w.dims[0]!], bias, added)];
+    gone.add(old.w.node);
+    if (old.b) gone.add(old.b.node);
+  }
+
+  private constant(dims: number[], values: ArrayLike<number>, added: Node[]): string {
+    const name = this.name('constant');
+    const data = Float32Array.from(values);
+    const t = onnx.TensorProto.create({ dims, dataType: onnx.TensorProto.DataType.FLOAT, rawData: new Uint8Array(data.buffer) });
+    const node = onnx.NodeProto.create({ opType: 'Constant', output: [name], attribute: [onnx.AttributeProto.create({ name: 'value', type: onnx.AttributeProto.AttributeType.TENSOR, t })] });
+    this.constants.set(name, { node, dims, data });
+    added.push(node);
+    return name;
+  }
+
+  private name(kind: string): string {
+    return `quire.fused.${kind}.${this.fresh++}`;
+  }
+}

