@@ -29,7 +29,11 @@ const UNCLIP_RATIO = 1.6;
 /** Recognition input height, and the widest line crop (a line across a whole A4 page at 300 dpi fits; wider ones are squeezed). */
 const REC_HEIGHT = 48;
 const REC_MAX_WIDTH = 3200;
-const REC_MIN_WIDTH = 320;
+/**
+ * Narrower crops are padded to this (4 × the height). PaddleOCR pads to 320; on the 60 dev receipts 192 reads the
+ * same words, dates and totals (and extracts the same fields) for about a sixth less CPU (docs/benchmarks.md).
+ */
+const REC_MIN_WIDTH = 192;
 /** The recogniser's output has one step per this many input columns. */
 const REC_STRIDE = 8;
 
@@ -256,7 +260,7 @@ async function recogniseLine(m: Models, img: GreyImage, box: LineBox): Promise<P
   const width = Math.max(REC_STRIDE, Math.min(REC_MAX_WIDTH, Math.round((REC_HEIGHT * bw) / bh)));
   const grey = resizeRegion(img, box.x0, box.y0, box.x1, box.y1, width, REC_HEIGHT);
   // Narrow crops are padded on the right with zeros (mid-grey once normalised) to REC_MIN_WIDTH, as PaddleOCR
-  // does: the model was trained so, and reads a lone digit wrongly without it.
+  // does (to 320): the model was trained so, and reads a lone digit wrongly without padding.
   const padded = Math.max(width, REC_MIN_WIDTH);
   const plane = padded * REC_HEIGHT;
   const input = new Float32Array(3 * plane);
