@@ -5,11 +5,58 @@
 // rounding (outputs within 3e-6 of the original's); onnxruntime's own fusions miss these because the scalar sits
 // in the Mul's first input and the chains are not a single activation. Recognition costs about a fifth less CPU
 // per column, detection about a twelfth (docs/benchmarks.md, "PP-OCR's element-wise chains").
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { onnx as Onnx } from 'onnx-proto';
 
 const require = createRequire(import.meta.url);
 const { onnx } = require('onnx-proto') as { onnx: typeof Onnx };
+
+/** Bumped whenever the folds change, so a folded file made by an older Quire is not used. */
+const FOLD_VERSION = 1;
+
+/**
+ * The path of the folded copy of a model, made on first use in `<node_modules>/.cache/quire-onnx` (beside the
+ * installed models, written by whoever installed them) by a short-lived thread, so that no thread that runs the
+ * model holds the folding's garbage (loaded from a file, a folded model costs a thread no more memory than the
+ * source: 106 MB of RSS either way with both models, 144 MB when handed over as bytes); later threads and restarts
+ * load the file. The name carries a hash of the source and FOLD_VERSION. Where the folded copy cannot be written
+ * (a read-only install), the source's own path: the model then runs unfolded, with the same results at its old speed.
+ */
+export async function foldedModel(model: string): Promise<string> {
+  const source = path.resolve(model);
+  const at = source.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  const dir = path.join(at >= 0 ? source.slice(0, at + `${path.sep}node_modules`.length) : path.dirname(source), '.cache', 'quire-onnx');
+  const target = path.join(dir, `${path.basename(source, '.onnx')}.${contentHash(source)}.fold${FOLD_VERSION}.onnx`);
+  if (existsSync(target)) return target;
+  try {
+    mkdirSync(dir, { recursive: true });
+    await new Promise<void>((resolve, reject) => {
+      const worker = new Worker(new URL('./onnx-fold-worker.js', import.meta.url), { workerData: { source, target } });
+      worker.once('error', reject);
+      worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`folding ${source} exited with ${code}`))));
+    });
+    return target;
+  } catch {
+    return source;
+  }
+}
+
+/** A file's SHA-256 (16 hex digits), read through one reused 1 MB buffer: no copy of the model stays behind. */
+function contentHash(file: string): string {
+  const hash = createHash('sha256');
+  const buffer = Buffer.allocUnsafe(1 << 20);
+  const fd = openSync(file, 'r');
+  try {
+    for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer)) hash.update(buffer.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex').slice(0, 16);
+}
 
 type Node = Onnx.NodeProto;
 

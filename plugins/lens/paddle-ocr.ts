@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { resizeRegion, type GreyImage } from './grey-image.js';
-import { fuseElementwise } from './onnx-fuse.js';
+import { foldedModel } from './onnx-fuse.js';
 import type { OcrPage, OcrWord } from './ocr-engine.js';
 
 const require = createRequire(import.meta.url);
@@ -58,7 +58,7 @@ function load(): Promise<Models> {
     // process under jemalloc (as `npm start` runs): RSS 485 → 207 MB for about a tenth more CPU (docs/benchmarks.md).
     const options: InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', enableCpuMemArena: false };
     // The element-wise chains around the convolutions folded first (onnx-fuse.ts): the same arithmetic, less CPU.
-    const session = (file: string) => ort.InferenceSession.create(fuseElementwise(readFileSync(path.join(ASSETS, file))).bytes, options);
+    const session = async (file: string) => ort.InferenceSession.create(await foldedModel(path.join(ASSETS, file)), options);
     const det = await session('ch_PP-OCRv4_det_infer.onnx');
     const rec = await session('ch_PP-OCRv4_rec_infer.onnx');
     const keys = readFileSync(path.join(ASSETS, 'ppocr_keys_v1.txt'), 'utf8').split(/\r?\n/);

