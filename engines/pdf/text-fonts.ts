@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
 import { StandardFontEmbedder, StandardFonts, type PDFDocument, type PDFFont } from 'pdf-lib';
 import { bundledFontFile } from '../fonts/bundled-fonts.js';
-import { inRanges, readCmapRanges, type CodePointRanges } from '../fonts/cmap.js';
-import { cjkVariantOfText, type CjkVariant } from '../fonts/scripts.js';
+import { familyHas } from '../fonts/glyph-coverage.js';
+import { cjkFamilies, cjkVariantOfText, type CjkVariant } from '../fonts/scripts.js';
 import { fixFontkitSubsets } from './fontkit-subset-fix.js';
 // @pdf-lib/fontkit's shapers for Devanagari and other Indic and Southeast Asian scripts were compiled with Babel's
 // generators and call the global `regeneratorRuntime` it never imports: without this, a Devanagari text throws.
@@ -12,9 +12,8 @@ import 'regenerator-runtime/runtime.js';
 
 export type FaceId = 'helvetica' | 'noto-sans' | 'noto-sans-hebrew' | 'noto-sans-arabic' | 'noto-emoji' | 'noto-sans-thai' | 'noto-sans-sc' | 'noto-sans-tc' | 'noto-sans-jp' | 'noto-sans-kr';
 type NotoId = Exclude<FaceId, 'helvetica'>;
-type CjkId = 'noto-sans-sc' | 'noto-sans-tc' | 'noto-sans-jp' | 'noto-sans-kr';
 
-/** The embedded fonts, in the order they are tried for a character (docs/pdf-tools.md#fonts-for-text); the CJK ones follow in the text's order (CJK_ORDER). */
+/** The embedded fonts, in the order they are tried for a character (docs/pdf-tools.md#fonts-for-text); the CJK ones follow in the text's order (notoOrder). */
 const NOTO: Array<{ id: NotoId; pkg: string; file: string }> = [
   { id: 'noto-sans', pkg: 'noto-sans', file: '400Regular/NotoSans_400Regular.ttf' },
   { id: 'noto-sans-hebrew', pkg: 'noto-sans-hebrew', file: '400Regular/NotoSansHebrew_400Regular.ttf' },
@@ -28,18 +27,14 @@ const NOTO: Array<{ id: NotoId; pkg: string; file: string }> = [
   { id: 'noto-sans-kr', pkg: 'noto-sans-kr', file: '400Regular/NotoSansKR_400Regular.ttf' },
 ];
 
-/** The CJK fonts in the order tried: the variant of the text (kana → JP, hangul → KR, else SC) first, as the renderer's rule (engines/fonts/scripts.ts). */
-const CJK_ORDER: Record<CjkVariant, CjkId[]> = {
-  SC: ['noto-sans-sc', 'noto-sans-tc', 'noto-sans-jp', 'noto-sans-kr'],
-  TC: ['noto-sans-tc', 'noto-sans-sc', 'noto-sans-jp', 'noto-sans-kr'],
-  JP: ['noto-sans-jp', 'noto-sans-sc', 'noto-sans-tc', 'noto-sans-kr'],
-  KR: ['noto-sans-kr', 'noto-sans-sc', 'noto-sans-tc', 'noto-sans-jp'],
-};
-const CJK_IDS = new Set<NotoId>(CJK_ORDER.SC);
+const CJK_IDS = new Set<FaceId>(['noto-sans-sc', 'noto-sans-tc', 'noto-sans-jp', 'noto-sans-kr']);
 
-/** The Noto fonts in the order tried for text whose CJK characters take the `cjk` forms. */
+/**
+ * The Noto fonts in the order tried for text whose CJK characters take the `cjk` forms: the CJK ones in the renderer's
+ * order (engines/fonts/scripts.ts `cjkFamilies`: the variant of the text first).
+ */
 function notoOrder(cjk: CjkVariant): NotoId[] {
-  return [...NOTO.filter((f) => !CJK_IDS.has(f.id)).map((f) => f.id), ...CJK_ORDER[cjk]];
+  return [...NOTO.filter((f) => !CJK_IDS.has(f.id)).map((f) => f.id), ...cjkFamilies(cjk).map((family) => family.toLowerCase().replace(/ /g, '-') as NotoId)];
 }
 
 /** The CJK forms of a text: those of its own script (kana → JP, hangul → KR, Han → SC). */
@@ -108,19 +103,10 @@ function load(id: NotoId): LoadedFace {
   return face;
 }
 
-/** The character maps of the fonts of further scripts: read alone (engines/fonts/cmap.ts), so that asking whether a CJK font has a character does not read its 10 MB. */
-const scriptCmaps = new Map<NotoId, CodePointRanges>();
-
 function hasGlyph(id: FaceId, char: string): boolean {
-  if (id === 'noto-sans-thai' || CJK_IDS.has(id as NotoId)) {
-    let ranges = scriptCmaps.get(id as NotoId);
-    if (!ranges) {
-      const entry = NOTO.find((f) => f.id === id)!;
-      ranges = readCmapRanges(bundledFontFile(entry.pkg, entry.file));
-      scriptCmaps.set(id as NotoId, ranges);
-    }
-    return inRanges(ranges, char.codePointAt(0)!);
-  }
+  // The fonts of further scripts are asked through their character maps alone (engines/fonts/glyph-coverage.ts), so
+  // that asking whether a CJK font has a character does not read its 10 MB.
+  if (id === 'noto-sans-thai' || CJK_IDS.has(id)) return familyHas(FACE_NAMES[id], char.codePointAt(0)!);
   if (id === 'helvetica') {
     try {
       helvetica.encodeText(char);
