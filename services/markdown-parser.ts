@@ -38,8 +38,10 @@ export class MarkdownParser {
     this.#timeoutMs = opts.timeoutMs ?? 20_000;
     this.#piscina = new Piscina({
       filename: WORKER,
-      // One thread stays loaded, so that validating a short document answers in milliseconds.
-      minThreads: 1,
+      // No thread is kept once the parser has been idle for a minute: a thread that has parsed keeps the heap it grew
+      // to (young generation up to 64 MB) while it lives, 30–45 MB of an idle server; the first parse after that
+      // pays a thread start (docs/benchmarks.md "What each kind of work leaves in the idle server").
+      minThreads: 0,
       maxThreads: Math.max(1, opts.maxThreads ?? 2),
       maxQueue: opts.maxQueue ?? 64,
       idleTimeout: 60_000,
