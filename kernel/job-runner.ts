@@ -242,7 +242,7 @@ export class JobRunner {
       const done = await this.metrics.storeWrite(() =>
         this.store.finishJob(
           id,
-          { status: 'COMPLETED', completedAt: now, outputFileId: file?.id ?? null, result, progress: 100, chargedCredits: cost, error: null, errorCode: null },
+          { status: 'COMPLETED', completedAt: now, outputFileId: file?.id ?? null, result, progress: 100, chargedCredits: cost, error: null, errorCode: null, ...shownParams(job) },
           cost > 0 ? { id: randomUUID(), orgId: job.orgId, amount: -cost, kind: 'charge', jobId: id, action: job.action, note: null, createdAt: now } : null,
           file,
           webhookEvent(job, 'job.completed', now),
@@ -330,6 +330,7 @@ export class JobRunner {
         errorCode: code,
         progress: 100,
         chargedCredits: 0,
+        ...shownParams(job),
       }, null, undefined, webhookEvent(job, 'job.failed', now)),
     );
     this.log.info({ jobId: job.id, action: job.action, code }, 'job failed');
@@ -362,4 +363,9 @@ function notRunnable(job: JobRecord, reg: RegisteredAction | undefined): JobErro
  */
 function webhookEvent(job: JobRecord, event: WebhookEvent['event'], at: string): WebhookEvent | undefined {
   return job.bulk ? undefined : { id: randomUUID(), event, createdAt: at };
+}
+
+/** A finishing job's `params` become what its answers read of them (JobRecord.paramsShown), when its service said. */
+function shownParams(job: JobRecord): Pick<JobRecord, 'params'> | Record<string, never> {
+  return job.paramsShown ? { params: job.paramsShown } : {};
 }

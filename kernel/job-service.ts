@@ -72,7 +72,8 @@ export class JobService {
     if (specErrors.length) throw new HttpError('VALIDATION_FAILED', `Invalid page specs: ${specErrors.map((e) => e.message).join('; ')}.`, specErrors);
     const pages = action.pages ? await this.#meterPages(orgId, reg, params, files.get(String(params[action.pages.file])), endpoint) : undefined;
 
-    return this.admit(orgId, reg, { kind: 'tools', params, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: endpoint, pages });
+    // A tools job's answers and events show none of its request (toolsJobView): nothing of it is kept once it finishes.
+    return this.admit(orgId, reg, { kind: 'tools', params, paramsShown: {}, webhook: webhook ?? null, inputFileIds: [...new Set(refs.map((r) => r.fileId))], what: endpoint, pages });
   }
 
   /**
@@ -245,6 +246,7 @@ export class JobService {
       action: reg.action.name,
       status: 'PENDING',
       params: spec.params,
+      ...(spec.paramsShown ? { paramsShown: spec.paramsShown } : {}),
       inputFileIds: spec.inputFileIds,
       outputFileId: null,
       error: null,
@@ -294,6 +296,8 @@ export class JobService {
 export interface AdmitSpec {
   kind: 'tools' | 'render';
   params: Record<string, unknown>;
+  /** What the job's answers read of `params` once it has finished (JobRecord.paramsShown); absent: all of them. */
+  paramsShown?: Record<string, unknown>;
   webhook: WebhookConfig | null;
   inputFileIds: string[];
   imageSources?: string[];

@@ -97,6 +97,12 @@ export interface JobRecord {
   action: string;
   status: JobStatus;
   params: Record<string, unknown>;
+  /**
+   * What the job's answers and events read of `params` once it has finished, set by the service that made the job:
+   * as the job finishes, `params` becomes this (a render's whole document is not kept for the rest of the job's life).
+   * Absent (records written before it), `params` stays whole.
+   */
+  paramsShown?: Record<string, unknown>;
   inputFileIds: string[];
   outputFileId: string | null;
   error: string | null;

@@ -35,6 +35,21 @@ function fillout(job: JobRecord): { filloutId?: string } {
   return typeof id === 'string' ? { filloutId: id } : {};
 }
 
+/**
+ * What a render job's answers (renderJobView) and events (renderFilename, filloutId) read of its params: all that is
+ * kept of them once the job has finished (JobRecord.paramsShown), not the whole document.
+ */
+export function renderParamsShown(params: { document: { document: { type: string; filename?: string } }; pdfProfile: string; createdAt: string; image?: unknown; filloutId?: string }): Record<string, unknown> {
+  const { type, filename } = params.document.document;
+  return {
+    document: { document: { type, ...(filename !== undefined ? { filename } : {}) } },
+    pdfProfile: params.pdfProfile,
+    createdAt: params.createdAt,
+    ...(params.image ? { image: params.image } : {}),
+    ...(params.filloutId ? { filloutId: params.filloutId } : {}),
+  };
+}
+
 /** The download name of a render: `document.filename` (or `document`) plus the output's extension. */
 export function renderFilename(job: JobRecord): string {
   const doc = (job.params.document ?? {}) as { document?: { filename?: string; type?: string } };

@@ -26,6 +26,7 @@ import { BlockInsertion } from './block-insertion.js';
 import { hasBlockRefs } from '../document/block-refs.js';
 import { checkPageSpecs } from '../sdk/page-spec.js';
 import { variablesOf } from './forms/form-variables.js';
+import { renderParamsShown } from './job-events.js';
 
 /** The page-image settings of a job, defaults filled in (`pages` `["1-"]`: every page). */
 export interface ImageSettings {
@@ -225,9 +226,11 @@ export class RenderService {
     }
     const imageSources = await this.images.check(orgId, doc);
     const createdAt = this.clock.now().toISOString();
+    const params = { document: doc, pdfProfile, createdAt, ...(image ? { image } : {}), ...(extra.filloutId ? { filloutId: extra.filloutId } : {}) };
     const spec: AdmitSpec = {
       kind: 'render',
-      params: { document: doc, pdfProfile, createdAt, ...(image ? { image } : {}), ...(extra.filloutId ? { filloutId: extra.filloutId } : {}) },
+      params,
+      paramsShown: renderParamsShown(params),
       webhook: webhook ?? null,
       inputFileIds: [],
       imageSources,

@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { Low } from 'lowdb';
 import { DurableJsonFile } from './durable-json-file.js';
 import { Journal, fsyncDir } from './journal.js';
+import { LedgerArchive, wholeLedger } from './ledger-archive.js';
 import { StoreState, emptyData, ops, type Data, type StoreOp } from './store-state.js';
 import { KeyedMutex } from '../keyed-mutex.js';
 import { beginKey, expiredKeyChanges, jobByKey, ownedKeyChange } from './idempotency-state.js';
@@ -13,6 +14,7 @@ import { EmbeddedForms } from './form-state.js';
 import { EmbeddedOperatorLog } from './operator-state.js';
 import { listJobs } from './job-list-state.js';
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from './store.js';
+import { checkParamsPatch } from './store.js';
 import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob } from './store.js';
 import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from './store.js';
 import type { JobListFilter, JobListRow } from './store.js';
@@ -28,6 +30,8 @@ export interface LowdbStoreOptions {
   compactAfterLines?: number;
   /** ... or this many bytes (default 32 MiB). */
   compactAfterBytes?: number;
+  /** Ledger entries of each organization kept in memory; older ones go to `ledger-archive.jsonl` (default 500). */
+  ledgerKeptPerOrg?: number;
 }
 
 /**
@@ -40,6 +44,7 @@ export class LowdbStore implements Store {
   readonly #dataDir: string;
   readonly #db: Low<Data>;
   readonly #journal: Journal<StoreOp>;
+  readonly #ledgerArchive: LedgerArchive;
   #state = new StoreState(null);
   readonly #bootstrap = new KeyedMutex();
   readonly #webhooks = new EmbeddedWebhooks(() => this.#data, (...changes) => this.#commit(...changes));
@@ -49,6 +54,7 @@ export class LowdbStore implements Store {
   constructor(dataDir: string, options: LowdbStoreOptions = {}) {
     this.#dataDir = dataDir;
     this.#db = new Low<Data>(new DurableJsonFile<Data>(path.join(dataDir, 'quire.json')), emptyData());
+    this.#ledgerArchive = new LedgerArchive(path.join(dataDir, 'ledger-archive.jsonl'), options.ledgerKeptPerOrg);
     this.#journal = new Journal<StoreOp>(path.join(dataDir, 'quire.journal'), {
       snapshotName: 'quire.json',
       compactAfterLines: options.compactAfterLines ?? 20_000,
@@ -70,6 +76,7 @@ export class LowdbStore implements Store {
       }
     }
     for (const job of Object.values(this.#data.jobs)) deepFreeze(job.params);
+    await this.#ledgerArchive.recall(this.#data.ledger);
   }
 
   async close(): Promise<void> {
@@ -82,8 +89,10 @@ export class LowdbStore implements Store {
   }
 
   /** A copy of every collection as of now (migrate-to-postgres reads the whole data dir through it). */
+  /** Everything the store holds, the archived ledger entries included (migrate-to-postgres). */
   exportData(): Data {
-    return structuredClone(this.#data);
+    const data = structuredClone(this.#data);
+    return { ...data, ledger: wholeLedger(this.#ledgerArchive.read(), data.ledger) };
   }
 
   /** Resolves once every change made so far is durable and no compaction is under way (tests, benchmarks). */
@@ -95,11 +104,16 @@ export class LowdbStore implements Store {
     return this.#state.data;
   }
 
-  /** Writes `quire.json` as of `seq`; the state is serialised synchronously inside `write()`. */
+  /**
+   * Writes `quire.json` as of `seq`; the state is serialised synchronously inside `write()`. The ledger entries the
+   * last snapshot archived are left out of it (and out of memory), and the next old ones are archived after it.
+   */
   async #snapshot(seq: number): Promise<void> {
+    this.#data.ledger = this.#ledgerArchive.prune(this.#data.ledger);
     this.#data.journalSeq = seq;
     await this.#db.write();
     await fsyncDir(this.#dataDir); // the rename must be durable before the journal is emptied
+    await this.#ledgerArchive.archiveOld(this.#data.ledger);
   }
 
   /** Journals the operations (throwing, unchanged, if that is impossible), applies them, resolves when durable. */
@@ -690,8 +704,10 @@ function jobCopy(job: JobRecord): JobRecord {
 }
 
 function jobPatch(patch: Partial<JobRecord>): Partial<JobRecord> {
-  if ('params' in patch) throw new Error('A job\'s params never change once it is stored.');
-  return structuredClone(patch);
+  checkParamsPatch(patch);
+  const copy = structuredClone(patch);
+  if (copy.params) deepFreeze(copy.params); // shared with readers, as a new job's
+  return copy;
 }
 
 function deepFreeze<T>(value: T): T {

@@ -351,3 +351,13 @@ export type DocumentChange = Partial<Pick<DocumentRecord, 'name' | 'config' | 's
 
 /** The fields of a style preset a client may change. */
 export type StylePresetPatch = Partial<Pick<StylePresetRecord, 'name' | 'description' | 'category' | 'tags' | 'isDefault' | 'definition'>>;
+
+/**
+ * A job's `params` never change while it waits or runs (a retry after a restart runs the same request); as it
+ * finishes they may become what its answers read of them (JobRecord.paramsShown). Throws on any other change.
+ */
+export function checkParamsPatch(patch: Partial<JobRecord>): void {
+  if ('params' in patch && patch.status !== 'COMPLETED' && patch.status !== 'FAILED') {
+    throw new Error('A job\'s params never change once it is stored, except to what its answers show as it finishes.');
+  }
+}

@@ -15,6 +15,7 @@ import type { IdempotencyBegin, IdempotencyClaim, IdempotencyDone, IdempotentJob
 import type { Admission, BlockChange, ClaimPatch, CreditCheck, DocumentChange, JobLease, PageKey, Store, StylePresetPatch, TemplateChange } from '../store.js';
 import type { FilloutPatch, FormChange, WebhookAttemptOutcome, WebhookEndpointChange } from '../store.js';
 import type { JobListFilter, JobListRow } from '../store.js';
+import { checkParamsPatch } from '../store.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord, WebhookEvent } from '../../model.js';
 import type { FilloutRecord, FormRecord } from '../../model.js';
 import type { OperatorAuditEntry, PluginOverride } from '../../model.js';
@@ -545,6 +546,6 @@ async function requireJob(tx: Db, id: string): Promise<JobRecord> {
 }
 
 function jobPatch(patch: Partial<JobRecord>): Partial<JobRecord> {
-  if ('params' in patch) throw new Error('A job\'s params never change once it is stored.');
+  checkParamsPatch(patch);
   return copy(patch);
 }
