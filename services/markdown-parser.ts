@@ -13,45 +13,55 @@ export interface MarkdownParserOptions {
   timeoutMs?: number;
   /** Old-generation heap of a parsing thread. Default 1024 MB (a 1 MiB source builds a large tree). */
   memoryMb?: number;
-  /** Threads parsing at once. Default 2. */
+  /** Threads parsing at once in each of the two pools (sources below 256 KiB, and larger ones). Default 1. */
   maxThreads?: number;
   /** Parses waiting for a thread; past it requests answer 503 SERVICE_BUSY. Default 64. */
   maxQueue?: number;
 }
 
 /**
- * V8 limits of a parsing thread (bench/markdown.ts measures a parse with these). The young generation stays
- * at 64 MB: a source above 256 KiB is converted chunk by chunk, so what a 1 MB parse holds live is 10–14 times
- * the source with any young generation tried (16, 32, 64 MB); a smaller one lowers the heap's peak (75 → 37–49
- * times) but in a thread that has parsed before (the pool keeps one) costs about twice the CPU of a 1 MB parse
- * (docs/benchmarks.md, "Chunk by chunk for large sources").
+ * V8 limits of a parsing thread (bench/markdown.ts measures a parse with these). For large sources the young
+ * generation stays at 64 MB: a source above 256 KiB is converted chunk by chunk, so what a 1 MB parse holds live is
+ * 10–14 times the source with any young generation tried (16, 32, 64 MB); a smaller one lowers the heap's peak (75 →
+ * 37–49 times) but in a thread that has parsed before costs about twice the CPU of a 1 MB parse (docs/benchmarks.md,
+ * "Chunk by chunk for large sources"). Small sources get 16 MB (`youngMb`): with 64 MB a thread validating 4 KB
+ * documents grew 160 MB, with 16 MB 76 MB (docs/benchmarks.md "The Markdown parser's threads").
  */
-export function markdownThreadLimits(memoryMb = 1024): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number } {
-  return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: 64, stackSizeMb: 8 };
+export function markdownThreadLimits(memoryMb = 1024, youngMb = 64): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number } {
+  return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: youngMb, stackSizeMb: 8 };
 }
 
+/** Sources from this size on are parsed chunk by chunk (document/markdown), in the thread with the large young generation. */
+const LARGE_SOURCE = 256 * 1024;
+
 export class MarkdownParser {
-  readonly #piscina: Piscina;
+  /** Sources below LARGE_SOURCE and documents written as Markdown: a thread with a 16 MB young generation. */
+  readonly #small: Piscina;
+  /** Sources from LARGE_SOURCE on: a thread with a 64 MB young generation. */
+  readonly #large: Piscina;
   readonly #timeoutMs: number;
 
   constructor(opts: MarkdownParserOptions = {}) {
     this.#timeoutMs = opts.timeoutMs ?? 20_000;
-    this.#piscina = new Piscina({
-      filename: WORKER,
-      // No thread is kept once the parser has been idle for a minute: a thread that has parsed keeps the heap it grew
-      // to (young generation up to 64 MB) while it lives, 30–45 MB of an idle server; the first parse after that
-      // pays a thread start (docs/benchmarks.md "What each kind of work leaves in the idle server").
-      minThreads: 0,
-      maxThreads: Math.max(1, opts.maxThreads ?? 2),
-      maxQueue: opts.maxQueue ?? 64,
-      idleTimeout: 60_000,
-      resourceLimits: markdownThreadLimits(opts.memoryMb),
-    });
+    const pool = (youngMb: number) =>
+      new Piscina({
+        filename: WORKER,
+        // No thread is kept once its pool has been idle for a minute: a thread that has parsed keeps the heap it grew
+        // to while it lives, 30–45 MB of an idle server; the first parse after that pays a thread start (~0.6 s;
+        // docs/benchmarks.md "What each kind of work leaves in the idle server").
+        minThreads: 0,
+        maxThreads: Math.max(1, opts.maxThreads ?? 1),
+        maxQueue: opts.maxQueue ?? 64,
+        idleTimeout: 60_000,
+        resourceLimits: markdownThreadLimits(opts.memoryMb, youngMb),
+      });
+    this.#small = pool(16);
+    this.#large = pool(64);
   }
 
   /** The parse result; a source that overruns the deadline or the memory limit is an error of the result, not an exception. */
   async parse(source: string, options: ParseOptions): Promise<ParseResult> {
-    return this.#run<ParseResult>({ source, options }, undefined, 'read', (timedOut, e) => {
+    return this.#run<ParseResult>(source.length >= LARGE_SOURCE ? this.#large : this.#small, { source, options }, undefined, 'read', (timedOut, e) => {
       const message = timedOut
         ? `the Markdown took longer than ${this.#timeoutMs / 1000} s to read; split it into smaller documents`
         : `the Markdown could not be read within the parser's limits (${(e as Error)?.message ?? String(e)}); split it into smaller documents`;
@@ -64,7 +74,7 @@ export class MarkdownParser {
    * `check: false` skips reading it back, for a document Markdown parsed to.
    */
   async toMarkdown(document: DocumentJson, check = true): Promise<MarkdownOf> {
-    return this.#run<MarkdownOf>({ document, check }, 'toMarkdown', 'written', (timedOut, e) => {
+    return this.#run<MarkdownOf>(this.#small, { document, check }, 'toMarkdown', 'written', (timedOut, e) => {
       const why = timedOut ? `took longer than ${this.#timeoutMs / 1000} s` : `failed (${(e as Error)?.message ?? String(e)})`;
       return { markdown: '', lost: { path: '(document)', what: `writing it as Markdown ${why}` } };
     });
@@ -74,14 +84,14 @@ export class MarkdownParser {
    * One task on the pool: 503 when the queue is full (`verb` says what is done to the documents), the deadline
    * enforced; a task that overruns it or fails becomes `failed`'s answer, not an exception.
    */
-  async #run<T>(task: object, name: string | undefined, verb: string, failed: (timedOut: boolean, e: unknown) => T): Promise<T> {
-    if (this.#piscina.queueSize >= this.#piscina.options.maxQueue) {
+  async #run<T>(piscina: Piscina, task: object, name: string | undefined, verb: string, failed: (timedOut: boolean, e: unknown) => T): Promise<T> {
+    if (piscina.queueSize >= piscina.options.maxQueue) {
       throw new HttpError('SERVICE_BUSY', `Too many Markdown documents are being ${verb} at once; retry shortly.`, undefined, { 'Retry-After': '2' });
     }
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), this.#timeoutMs);
     try {
-      return (await this.#piscina.run(task, { ...(name ? { name } : {}), signal: controller.signal })) as T;
+      return (await piscina.run(task, { ...(name ? { name } : {}), signal: controller.signal })) as T;
     } catch (e) {
       return failed(controller.signal.aborted, e);
     } finally {
@@ -90,6 +100,6 @@ export class MarkdownParser {
   }
 
   async close(): Promise<void> {
-    await this.#piscina.close({ force: true });
+    await Promise.all([this.#small.close({ force: true }), this.#large.close({ force: true })]);
   }
 }
