@@ -25,7 +25,7 @@ export interface MarkdownParserOptions {
  * 10–14 times the source with any young generation tried (16, 32, 64 MB); a smaller one lowers the heap's peak (75 →
  * 37–49 times) but in a thread that has parsed before costs about twice the CPU of a 1 MB parse (docs/benchmarks.md,
  * "Chunk by chunk for large sources"). Small sources get 16 MB (`youngMb`): with 64 MB a thread validating 4 KB
- * documents grew 160 MB, with 16 MB 76 MB (docs/benchmarks.md "The Markdown parser's threads").
+ * documents grew 160 MB, with 16 MB 76 MB (docs/benchmarks.md "What each kind of work leaves in the idle server").
  */
 export function markdownThreadLimits(memoryMb = 1024, youngMb = 64): { maxOldGenerationSizeMb: number; maxYoungGenerationSizeMb: number; stackSizeMb: number } {
   return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: youngMb, stackSizeMb: 8 };
