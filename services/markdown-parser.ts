@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { MarkdownOf, ParseOptions, ParseResult } from '../document/markdown/index.js';
+import { CHUNKED_CONVERSION_BYTES } from '../document/markdown/parse.js';
 import type { DocumentJson } from '../contracts/document-json.js';
 import { HttpError } from '../contracts/errors.js';
 
@@ -31,13 +32,10 @@ export function markdownThreadLimits(memoryMb = 1024, youngMb = 64): { maxOldGen
   return { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: youngMb, stackSizeMb: 8 };
 }
 
-/** Sources from this size on are parsed chunk by chunk (document/markdown), in the thread with the large young generation. */
-const LARGE_SOURCE = 256 * 1024;
-
 export class MarkdownParser {
-  /** Sources below LARGE_SOURCE and documents written as Markdown: a thread with a 16 MB young generation. */
+  /** Sources converted whole (up to CHUNKED_CONVERSION_BYTES) and documents written as Markdown: a 16 MB young generation. */
   readonly #small: Piscina;
-  /** Sources from LARGE_SOURCE on: a thread with a 64 MB young generation. */
+  /** Sources converted chunk by chunk (above CHUNKED_CONVERSION_BYTES, parse.ts's own rule): a 64 MB young generation. */
   readonly #large: Piscina;
   readonly #timeoutMs: number;
 
@@ -61,7 +59,7 @@ export class MarkdownParser {
 
   /** The parse result; a source that overruns the deadline or the memory limit is an error of the result, not an exception. */
   async parse(source: string, options: ParseOptions): Promise<ParseResult> {
-    return this.#run<ParseResult>(source.length >= LARGE_SOURCE ? this.#large : this.#small, { source, options }, undefined, 'read', (timedOut, e) => {
+    return this.#run<ParseResult>(Buffer.byteLength(source, 'utf8') > CHUNKED_CONVERSION_BYTES ? this.#large : this.#small, { source, options }, undefined, 'read', (timedOut, e) => {
       const message = timedOut
         ? `the Markdown took longer than ${this.#timeoutMs / 1000} s to read; split it into smaller documents`
         : `the Markdown could not be read within the parser's limits (${(e as Error)?.message ?? String(e)}); split it into smaller documents`;

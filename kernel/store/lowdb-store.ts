@@ -88,8 +88,7 @@ export class LowdbStore implements Store {
     return this.#bootstrap.run('bootstrap', fn);
   }
 
-  /** A copy of every collection as of now (migrate-to-postgres reads the whole data dir through it). */
-  /** Everything the store holds, the archived ledger entries included (migrate-to-postgres). */
+  /** A copy of every collection as of now, the archived ledger entries included (migrate-to-postgres reads the whole data dir through it). */
   exportData(): Data {
     const data = structuredClone(this.#data);
     return { ...data, ledger: wholeLedger(this.#ledgerArchive.read(), data.ledger) };
