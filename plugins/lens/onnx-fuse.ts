@@ -6,7 +6,7 @@
 // in the Mul's first input and the chains are not a single activation. Recognition costs about a fifth less CPU
 // per column, detection about a twelfth (docs/benchmarks.md, "PP-OCR's element-wise chains").
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -17,6 +17,8 @@ const { onnx } = require('onnx-proto') as { onnx: typeof Onnx };
 
 /** Bumped whenever the folds change, so a folded file made by an older Quire is not used. */
 const FOLD_VERSION = 1;
+/** A fold's `.partial` file older than this was left by a process that died folding (a fold takes seconds): ms. */
+const STALE_PARTIAL_MS = 10 * 60_000;
 
 /**
  * The path of the folded copy of a model, made on first use in `<node_modules>/.cache/quire-onnx` (beside the
@@ -34,6 +36,7 @@ export async function foldedModel(model: string): Promise<string> {
   if (existsSync(target)) return target;
   try {
     mkdirSync(dir, { recursive: true });
+    removeStalePartials(dir, path.basename(target));
     await new Promise<void>((resolve, reject) => {
       const worker = new Worker(new URL('./onnx-fold-worker.js', import.meta.url), { workerData: { source, target } });
       worker.once('error', reject);
@@ -42,6 +45,23 @@ export async function foldedModel(model: string): Promise<string> {
     return target;
   } catch {
     return source;
+  }
+}
+
+/**
+ * Removes the `.partial` files of `target` (onnx-fold-worker.ts writes `<target>.<pid>.<random>.partial`, then renames
+ * it) that no fold is still writing: those older than STALE_PARTIAL_MS, left when a process was killed mid-fold.
+ */
+function removeStalePartials(dir: string, target: string): void {
+  const before = Date.now() - STALE_PARTIAL_MS;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(`${target}.`) || !name.endsWith('.partial')) continue;
+    const file = path.join(dir, name);
+    try {
+      if (statSync(file).mtimeMs < before) rmSync(file, { force: true });
+    } catch {
+      // Renamed or removed by another fold meanwhile.
+    }
   }
 }
 

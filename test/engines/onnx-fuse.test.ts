@@ -5,7 +5,7 @@
 // folded copy is written once beside the installed models, or the source used where it cannot be.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -109,6 +109,32 @@ test('foldedModel writes the folded copy once, beside the installed models, and 
     copyFileSync(source, copy);
     assert.is(await foldedModel(copy), copy);
     assert.ok(existsSync(copy));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a fold left half-written by a killed process is removed when the model is folded again; one being written is kept', async () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'quire-fold-'));
+  try {
+    mkdirSync(path.join(root, 'node_modules', 'models'), { recursive: true });
+    const copy = path.join(root, 'node_modules', 'models', 'det.onnx');
+    copyFileSync(path.join(ASSETS, 'ch_PP-OCRv4_det_infer.onnx'), copy);
+    const target = await foldedModel(copy);
+    assert.ok(target !== copy && existsSync(target), target);
+    rmSync(target);
+    const stale = `${target}.4242.k1lled.partial`;
+    const writing = `${target}.4243.wr1ting.partial`;
+    const other = path.join(path.dirname(target), 'other.onnx.4244.x.partial');
+    for (const f of [stale, writing, other]) writeFileSync(f, 'half a model');
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    utimesSync(stale, hourAgo, hourAgo);
+    utimesSync(other, hourAgo, hourAgo);
+    assert.is(await foldedModel(copy), target);
+    assert.ok(existsSync(target));
+    assert.not.ok(existsSync(stale), 'the stale partial is removed');
+    assert.ok(existsSync(writing), 'a recent partial (a fold under way) stays');
+    assert.ok(existsSync(other), "another model's partial is not this fold's to remove");
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
