@@ -3,15 +3,13 @@
 // while it ran. The stored record is read from the embedded store's snapshot after a clean stop.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanup, ON_POSTGRES, OWNER_KEY, startServer, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { popplerOutput } from '../helpers/poppler.js';
+import { startHttpsSite, type HttpsSite } from '../helpers/loopback-canary.js';
 
 type Json = Record<string, any>;
 
@@ -25,23 +23,20 @@ let stopped = false;
 const config = (type: string) => ({ document: { type, filename: 'quarterly' }, sections: [{ type: 'flow', content: [{ type: 'h1', text: 'Figures' }, { type: 'text', text: MARKER }] }] });
 
 let work: string;
-let images: https.Server;
+let images: HttpsSite;
 /** A loopback https server that has no image: every path answers 404 (a throw-away certificate Quire trusts). */
 let missing: string;
 
 test.before(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), 'quire-finished-jobs-'));
-  const [key, cert] = [path.join(work, 'key.pem'), path.join(work, 'cert.pem')];
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-  images = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => res.writeHead(404).end());
-  await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
-  missing = `https://127.0.0.1:${(images.address() as AddressInfo).port}`;
-  server = await startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true', NODE_EXTRA_CA_CERTS: cert } });
+  images = await startHttpsSite(work, (_req, res) => res.writeHead(404).end());
+  missing = images.url;
+  server = await startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true', NODE_EXTRA_CA_CERTS: images.certFile } });
   api = new ApiClient(server.baseUrl, OWNER_KEY);
 });
 
 test.after(async () => {
-  images?.close();
+  await images?.close();
   if (work) rmSync(work, { recursive: true, force: true });
   if (!server) return;
   if (!stopped) await server.stop();

@@ -4,10 +4,7 @@
 // test-stores: once (image fetching and its checks; its jobs reach the store as render.test's do).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -15,13 +12,14 @@ import { createCanvas } from '@napi-rs/canvas';
 import { startServer, OWNER_KEY, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { run } from '../helpers/golden.js';
+import { startHttpsSite, type HttpsSite } from '../helpers/loopback-canary.js';
 
 type Json = Record<string, any>;
 
 const MAX_IMAGE_BYTES = 200_000;
 
 let work: string;
-let images: https.Server;
+let images: HttpsSite;
 let base: string;
 let server: RunningServer;
 let api: ApiClient;
@@ -48,9 +46,6 @@ function realPng(): Buffer {
 
 test.before(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), 'quire-remote-images-'));
-  const key = path.join(work, 'key.pem');
-  const cert = path.join(work, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   const bodies: Record<string, [string, Buffer]> = {
     '/ok.png': ['image/png', realPng()],
     // 10,000 × 6,000: each side is within the 20,000 side limit, the 60 megapixels are over the 50 allowed.
@@ -59,7 +54,7 @@ test.before(async () => {
     '/large.png': ['image/png', Buffer.concat([realPng(), Buffer.alloc(MAX_IMAGE_BYTES)])],
     '/page.html': ['text/html', Buffer.from('<html><p>not an image</p></html>')],
   };
-  images = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+  images = await startHttpsSite(work, (req, res) => {
     const hit = bodies[req.url ?? ''];
     if (!hit) {
       res.statusCode = 404;
@@ -69,15 +64,14 @@ test.before(async () => {
     res.setHeader('Content-Type', hit[0]);
     res.end(hit[1]);
   });
-  await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
-  base = `https://127.0.0.1:${(images.address() as AddressInfo).port}`;
-  server = await startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true', NODE_EXTRA_CA_CERTS: cert, QUIRE_MAX_IMAGE_BYTES: String(MAX_IMAGE_BYTES) } });
+  base = images.url;
+  server = await startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true', NODE_EXTRA_CA_CERTS: images.certFile, QUIRE_MAX_IMAGE_BYTES: String(MAX_IMAGE_BYTES) } });
   api = new ApiClient(server.baseUrl, OWNER_KEY);
 });
 
 test.after(async () => {
   await server?.stop();
-  images?.close();
+  await images?.close();
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -4,24 +4,22 @@
 // https server on loopback (a throw-away certificate the Quire process trusts) that holds its answer until the test lets go.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
-import https from 'node:https';
 import type { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cleanup, OWNER_KEY, startServer, type RunningServer } from '../helpers/quire-server.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { popplerOutput } from '../helpers/poppler.js';
 import { redPng } from '../helpers/render-jobs.js';
+import { startHttpsSite, type HttpsSite } from '../helpers/loopback-canary.js';
 
 type Json = Record<string, any>;
 
 const API = '/api/v1/dev';
 
 let work: string;
-let images: https.Server;
+let images: HttpsSite;
 let imageBase: string;
 /** The answers of /held.png not given yet. */
 const held: ServerResponse[] = [];
@@ -33,18 +31,14 @@ const pdfConfig = (text: string) => ({ document: { type: 'pdf' }, sections: [{ t
 
 test.before(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), 'quire-render-wait-'));
-  const key = path.join(work, 'key.pem');
-  const cert = path.join(work, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   png = await redPng();
-  images = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+  images = await startHttpsSite(work, (req, res) => {
     res.setHeader('Content-Type', 'image/png');
     if (req.url === '/held.png') held.push(res);
     else res.end(png);
   });
-  await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
-  imageBase = `https://127.0.0.1:${(images.address() as AddressInfo).port}`;
-  server = await startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true', NODE_EXTRA_CA_CERTS: cert } });
+  imageBase = images.url;
+  server = await startServer({ env: { QUIRE_ALLOW_PRIVATE_NETWORK: 'true', NODE_EXTRA_CA_CERTS: images.certFile } });
   api = new ApiClient(server.baseUrl, OWNER_KEY);
 });
 
@@ -54,7 +48,7 @@ test.after(async () => {
     await server.stop();
     cleanup(server.dataDir);
   }
-  images?.close();
+  await images?.close();
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -1,8 +1,13 @@
 // Loopback servers for outbound-request tests: a canary that records every TCP connection, HTTP request,
-// WebSocket upgrade and UDP datagram it receives, and a small site that answers with fixed resources.
+// WebSocket upgrade and UDP datagram it receives, a small site that answers with fixed resources, and an https site
+// with a throw-away certificate.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 
 export interface Canary {
   /** `http://127.0.0.1:<port>` */
@@ -40,8 +45,7 @@ export async function startCanary(port = 0): Promise<Canary> {
     udpPort: udp.address().port,
     hits,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await closeServer(server);
       await new Promise<void>((r) => udp.close(() => r()));
     },
   };
@@ -72,9 +76,36 @@ export async function startSite(routes: Record<string, [number, Record<string, s
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: () => closeServer(server),
   };
+}
+
+export interface HttpsSite {
+  /** `https://127.0.0.1:<port>` */
+  url: string;
+  /** The site's self-signed certificate (PEM): the Quire process trusts it through `NODE_EXTRA_CA_CERTS`. */
+  certFile: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An https server on loopback answering with `handler`, its certificate made for 127.0.0.1 by openssl for the day and
+ * written with its key into `dir` (the caller's temporary folder, which it removes).
+ */
+export async function startHttpsSite(dir: string, handler: http.RequestListener): Promise<HttpsSite> {
+  const [keyFile, certFile] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  const server = https.createServer({ key: readFileSync(keyFile), cert: readFileSync(certFile) }, handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    certFile,
+    close: () => closeServer(server),
+  };
+}
+
+/** Ends a loopback server, its open connections first (close alone would wait for keep-alive sockets). */
+async function closeServer(server: http.Server | https.Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((r) => server.close(() => r()));
 }
