@@ -1,10 +1,12 @@
 // Folds the element-wise chains Paddle2ONNX leaves around PP-OCR's convolutions, before onnxruntime sees the
 // model: PP-LCNetV3's learnable affine blocks (x·s + t with scalar s, t) go into the weights and bias of the
 // convolution before or after them, and hard-swish, exported as Add(3) → Clip(0, 6) → Mul → Div(6), becomes
-// x · HardSigmoid(x) (the only form opset 9 has; HardSwish is opset 14). The arithmetic is the same up to float
-// rounding (outputs within 3e-6 of the original's); onnxruntime's own fusions miss these because the scalar sits
-// in the Mul's first input and the chains are not a single activation. Recognition costs about a fifth less CPU
-// per column, detection about a twelfth (docs/benchmarks.md, "PP-OCR's element-wise chains").
+// x · HardSigmoid(x) (the only form opset 9 has; HardSwish is opset 14). Then the hard-swish gates and the scalar
+// additions left go through 1×1 depthwise convolutions, so onnxruntime keeps each block in its NCHWc layout. The
+// arithmetic is the same up to float rounding (outputs within 3e-6 of the original's); onnxruntime's own fusions
+// miss these because the scalar sits in the Mul's first input and the chains are not a single activation.
+// Against the shipped models, recognition costs 0.6–0.75 of the CPU a run, detection about 0.75 (`node
+// dist/bench/lens-onnx.js`; docs/benchmarks.md, "PP-OCR's blocks kept in onnxruntime's NCHWc layout").
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,7 +18,7 @@ const require = createRequire(import.meta.url);
 const { onnx } = require('onnx-proto') as { onnx: typeof Onnx };
 
 /** Bumped whenever the folds change, so a folded file made by an older Quire is not used. */
-const FOLD_VERSION = 1;
+const FOLD_VERSION = 2;
 /** A fold's `.partial` file older than this was left by a process that died folding (a fold takes seconds): ms. */
 const STALE_PARTIAL_MS = 10 * 60_000;
 
@@ -36,7 +38,7 @@ export async function foldedModel(model: string): Promise<string> {
   if (existsSync(target)) return target;
   try {
     mkdirSync(dir, { recursive: true });
-    removeStalePartials(dir, path.basename(target));
+    removeLeftovers(dir, path.basename(source, '.onnx'), path.basename(target));
     await new Promise<void>((resolve, reject) => {
       const worker = new Worker(new URL('./onnx-fold-worker.js', import.meta.url), { workerData: { source, target } });
       worker.once('error', reject);
@@ -49,16 +51,20 @@ export async function foldedModel(model: string): Promise<string> {
 }
 
 /**
- * Removes the `.partial` files of `target` (onnx-fold-worker.ts writes `<target>.<pid>.<random>.partial`, then renames
- * it) that no fold is still writing: those older than STALE_PARTIAL_MS, left when a process was killed mid-fold.
+ * Before a model is folded: removes the folds of it that `target` supersedes (another fold version, or an earlier
+ * release of the model: `<model>.<hash>.fold<n>.onnx`, 5–11 MB each), and the `.partial` files of `target`
+ * (onnx-fold-worker.ts writes `<target>.<pid>.<random>.partial`, then renames it) that no fold is still writing:
+ * those older than STALE_PARTIAL_MS, left when a process was killed mid-fold.
  */
-function removeStalePartials(dir: string, target: string): void {
+function removeLeftovers(dir: string, model: string, target: string): void {
   const before = Date.now() - STALE_PARTIAL_MS;
+  const escaped = model.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const superseded = new RegExp(`^${escaped}\\.[0-9a-f]{16}\\.fold\\d+\\.onnx$`);
   for (const name of readdirSync(dir)) {
-    if (!name.startsWith(`${target}.`) || !name.endsWith('.partial')) continue;
     const file = path.join(dir, name);
     try {
-      if (statSync(file).mtimeMs < before) rmSync(file, { force: true });
+      if (name !== target && superseded.test(name)) rmSync(file, { force: true });
+      else if (name.startsWith(`${target}.`) && name.endsWith('.partial') && statSync(file).mtimeMs < before) rmSync(file, { force: true });
     } catch {
       // Renamed or removed by another fold meanwhile.
     }
@@ -96,19 +102,23 @@ interface Affine {
   input: string;
 }
 
-/** What was folded: convolutions that took an affine step after or before them, hard-swish chains rewritten. */
+/**
+ * What was folded: convolutions that took an affine step after or before them, hard-swish chains rewritten, and
+ * element-wise steps put through a 1×1 depthwise convolution.
+ */
 export interface FuseCounts {
   affineAfterConv: number;
   affineBeforeConv: number;
   hardSwish: number;
+  channelwise: number;
 }
 
-/** The model with its affine steps and hard-swish chains folded; the input bytes are not changed. */
+/** The model with its affine steps and hard-swish chains folded and its blocks kept in NCHWc; the input bytes are not changed. */
 export function fuseElementwise(bytes: Uint8Array): { bytes: Uint8Array; counts: FuseCounts } {
   const model = onnx.ModelProto.decode(bytes);
   const graph = model.graph!;
   const fold = new Folder(graph.node as Node[], new Set((graph.output ?? []).map((o) => o.name!)));
-  const counts = { affineAfterConv: fold.affineAfterConv(), hardSwish: fold.hardSwish(), affineBeforeConv: fold.affineBeforeConv() };
+  const counts = { affineAfterConv: fold.affineAfterConv(), hardSwish: fold.hardSwish(), affineBeforeConv: fold.affineBeforeConv(), channelwise: fold.channelwise() };
   graph.node = fold.withoutUnreadConstants();
   return { bytes: onnx.ModelProto.encode(model).finish(), counts };
 }
@@ -116,6 +126,7 @@ export function fuseElementwise(bytes: Uint8Array): { bytes: Uint8Array; counts:
 class Folder {
   private readonly constants = new Map<string, Constant>();
   private readers = new Map<string, Node[]>();
+  private producers = new Map<string, Node>();
   private fresh = 0;
 
   constructor(
@@ -227,6 +238,48 @@ class Folder {
     return count;
   }
 
+  /**
+   * HardSigmoid(x) as a hard-swish gate → HardSigmoid(Conv(x; 1)), and Add(x, c) → Conv(x; 1, c), where x is a
+   * convolution's output (through element-wise steps) with C channels: a 1×1 depthwise convolution (C groups) with
+   * unit weights, and the scalar as its bias — the same arithmetic. onnxruntime runs convolutions in its blocked
+   * NCHWc layout and keeps Mul and Add of two such tensors in it, but not HardSigmoid or the addition of a
+   * constant: each reordered its tensor to NCHW and back, about a fifth of a recogniser run. It fuses the
+   * HardSigmoid into the new convolution as its activation, and the whole block stays in NCHWc.
+   */
+  channelwise(): number {
+    this.index();
+    const added: Node[] = [];
+    const replaced = new Map<Node, Node[]>();
+    const depthwise = (x: string, channels: number, bias: number | undefined, output: string) =>
+      onnx.NodeProto.create({
+        opType: 'Conv',
+        input: [x, this.constant([channels, 1, 1, 1], new Float32Array(channels).fill(1), added), ...(bias === undefined ? [] : [this.constant([channels], new Float32Array(channels).fill(bias), added)])],
+        output: [output],
+        attribute: [
+          onnx.AttributeProto.create({ name: 'group', type: onnx.AttributeProto.AttributeType.INT, i: channels }),
+          onnx.AttributeProto.create({ name: 'kernel_shape', type: onnx.AttributeProto.AttributeType.INTS, ints: [1, 1] }),
+        ],
+      });
+    for (const node of this.nodes) {
+      if (node.opType === 'HardSigmoid') {
+        const x = node.input![0]!;
+        const mul = this.onlyReader(node.output![0]!);
+        const channels = this.channels(x);
+        if (mul?.opType !== 'Mul' || !mul.input!.includes(x) || !channels) continue;
+        const through = this.name('channelwise');
+        replaced.set(node, [depthwise(x, channels, undefined, through), node]);
+        node.input![0] = through;
+      } else if (node.opType === 'Add') {
+        const k = node.input!.findIndex((i) => this.scalar(i) !== undefined);
+        const channels = k < 0 ? undefined : this.channels(node.input![1 - k]!);
+        if (!channels) continue;
+        replaced.set(node, [depthwise(node.input![1 - k]!, channels, this.scalar(node.input![k]!), node.output![0]!)]);
+      }
+    }
+    this.nodes = [...added, ...this.nodes.flatMap((n) => replaced.get(n) ?? [n])];
+    return replaced.size;
+  }
+
   /** The nodes, without the constants nothing reads any more. */
   withoutUnreadConstants(): Node[] {
     this.index();
@@ -235,7 +288,9 @@ class Folder {
 
   private index(): void {
     this.readers = new Map();
+    this.producers = new Map();
     for (const n of this.nodes) {
+      for (const o of n.output ?? []) this.producers.set(o, n);
       for (const i of n.input ?? []) {
         const list = this.readers.get(i);
         if (list) list.push(n);
@@ -248,6 +303,20 @@ class Folder {
   private onlyReader(name: string): Node | undefined {
     const readers = this.readers.get(name);
     return readers?.length === 1 && !this.graphOutputs.has(name) ? readers[0] : undefined;
+  }
+
+  /**
+   * The channels of a convolution's output, read through the element-wise steps after it (their other inputs are
+   * constants or per-channel gates of the same channels); undefined for any other value.
+   */
+  private channels(name: string): number | undefined {
+    for (let depth = 0, node = this.producers.get(name); node && depth < 8; depth++) {
+      if (node.opType === 'Conv') return this.constants.get(node.input![1]!)?.dims[0];
+      if (!['Mul', 'Add', 'HardSigmoid', 'Relu'].includes(node.opType!)) return undefined;
+      const x: string | undefined = node.input!.find((i) => !this.constants.has(i));
+      node = x === undefined ? undefined : this.producers.get(x);
+    }
+    return undefined;
   }
 
   private scalar(name: string): number | undefined {
